@@ -1,0 +1,99 @@
+/**
+ * @file mspti_ext.h
+ * @brief Extensions of this implementation beyond Ascend msPTI.
+ *
+ * Nothing here changes the meaning of an msPTI call. Programs that use these
+ * functions need this library; everything in mspti.h stays portable.
+ */
+#ifndef MSPTI_EXT_H
+#define MSPTI_EXT_H
+
+#include <stdint.h>
+
+#include "mspti_result.h"
+#include "mspti_activity.h"
+
+#if defined(__GNUC__) && defined(MSPTI_LIB)
+#pragma GCC visibility push(default)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Major version of this library. */
+#define MSPTI_EXT_VERSION_MAJOR 0
+/** @brief Minor version of this library. */
+#define MSPTI_EXT_VERSION_MINOR 1
+/** @brief Patch version of this library. */
+#define MSPTI_EXT_VERSION_PATCH 0
+
+/**
+ * @brief Per-kind record counters.
+ *
+ * Once msptiActivityFlushAll() has returned and no thread is recording,
+ * `produced == delivered + dropped` holds exactly.
+ */
+typedef struct {
+    uint64_t produced;  /**< Records accepted while the kind was enabled. */
+    uint64_t delivered; /**< Records written into buffers handed to the complete callback. */
+    uint64_t dropped;   /**< Records lost: buffer declined (NULL), record too large for the buffer, or staging full. */
+} msptiExtActivityStats;
+
+/**
+ * @brief Reads the counters of one kind, accumulated since the process started.
+ * @param kind A kind in 1..12.
+ * @param[out] stats Receives the counters.
+ * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER for a bad kind or NULL stats.
+ */
+msptiResult msptiExtActivityGetStats(msptiActivityKind kind, msptiExtActivityStats *stats);
+
+/**
+ * @brief Number of records of `kind` dropped since the process started (CUPTI's cuptiActivityGetNumDroppedRecords).
+ * @param kind A kind in 1..12.
+ * @param[out] dropped Receives the count.
+ * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER for a bad kind or NULL dropped.
+ */
+msptiResult msptiExtActivityGetNumDroppedRecords(msptiActivityKind kind, uint64_t *dropped);
+
+/**
+ * @brief Reads this library's version.
+ * @param[out] major Receives ::MSPTI_EXT_VERSION_MAJOR (may be NULL).
+ * @param[out] minor Receives ::MSPTI_EXT_VERSION_MINOR (may be NULL).
+ * @param[out] patch Receives ::MSPTI_EXT_VERSION_PATCH (may be NULL).
+ * @return ::MSPTI_SUCCESS.
+ */
+msptiResult msptiExtGetVersion(uint32_t *major, uint32_t *minor, uint32_t *patch);
+
+/** @brief The version as "major.minor.patch"; static storage. */
+const char *msptiExtGetVersionString(void);
+
+/** @brief The name of a result code, e.g. "MSPTI_ERROR_INVALID_PARAMETER"; "MSPTI_ERROR_UNKNOWN" for others. */
+const char *msptiExtResultString(msptiResult result);
+
+/**
+ * @brief Why the calling thread's last failed msPTI call failed.
+ *
+ * Every function that returns an error sets a message saying what was wrong
+ * (for example "msptiActivityEnable: kind 13 is not an activity kind (1..12)").
+ * The text stays valid until the thread's next failing call. "" if none failed.
+ * Set MSPTI_LOG_LEVEL=error (or warning, info) to also have messages printed to stderr.
+ */
+const char *msptiExtGetLastError(void);
+
+/**
+ * @brief Whether libmspti.so is interposing the device runtime (loaded by LD_PRELOAD or linked first).
+ *
+ * Decides ::MSPTI_ERROR_WITHOUT_LD_PRELOAD; checked by symbol resolution, not by reading the variable.
+ */
+bool msptiExtIsInterposing(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#if defined(__GNUC__) && defined(MSPTI_LIB)
+#pragma GCC visibility pop
+#endif
+
+#endif /* MSPTI_EXT_H */

@@ -1,0 +1,281 @@
+/**
+ * @file mstx_impl.h
+ * @brief Implementation of the mstx header: the per-binary function table and its one-time initialiser.
+ *
+ * Included by ms_tools_ext.h; not to be included directly.
+ */
+#ifndef MSTX_IMPL_H
+#define MSTX_IMPL_H
+
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdlib.h>
+
+/** @cond MSTX_INTERNAL */
+
+/* One table per binary: weak, hidden definitions merge across translation units. */
+#define MSTX_SHARED __attribute__((weak, visibility("hidden")))
+/* glibc's RTLD_DEFAULT, spelled out so that the header does not need _GNU_SOURCE. */
+#define MSTX_RTLD_DEFAULT ((void *)0)
+
+enum { MSTX_INIT_NONE = 0, MSTX_INIT_RUNNING = 1, MSTX_INIT_DONE = 2 };
+
+typedef struct {
+    int state;
+    mstxMarkAFunc_t markA;
+    mstxRangeStartAFunc_t rangeStartA;
+    mstxRangeEndFunc_t rangeEnd;
+    mstxGetToolIdFunc_t getToolId;
+    mstxDomainCreateAFunc_t domainCreateA;
+    mstxDomainDestroyFunc_t domainDestroy;
+    mstxDomainMarkAFunc_t domainMarkA;
+    mstxDomainRangeStartAFunc_t domainRangeStartA;
+    mstxDomainRangeEndFunc_t domainRangeEnd;
+    mstxFuncPointer *coreTable[MSTX_API_CORE_SIZE];
+    mstxFuncPointer *domainTable[MSTX_API_CORE2_SIZE];
+} mstxContext_t;
+
+MSTX_SHARED void mstxInitOnce(void);
+MSTX_SHARED void mstxMarkA_init(const char *message, aclrtStream stream);
+MSTX_SHARED mstxRangeId mstxRangeStartA_init(const char *message, aclrtStream stream);
+MSTX_SHARED void mstxRangeEnd_init(mstxRangeId id);
+MSTX_SHARED void mstxGetToolId_init(uint64_t *id);
+MSTX_SHARED mstxDomainHandle_t mstxDomainCreateA_init(const char *name);
+MSTX_SHARED void mstxDomainDestroy_init(mstxDomainHandle_t domain);
+MSTX_SHARED void mstxDomainMarkA_init(mstxDomainHandle_t domain, const char *message, aclrtStream stream);
+MSTX_SHARED mstxRangeId mstxDomainRangeStartA_init(mstxDomainHandle_t domain, const char *message,
+                                                   aclrtStream stream);
+MSTX_SHARED void mstxDomainRangeEnd_init(mstxDomainHandle_t domain, mstxRangeId id);
+
+MSTX_SHARED mstxContext_t mstxContext = {
+    MSTX_INIT_NONE,
+    mstxMarkA_init, mstxRangeStartA_init, mstxRangeEnd_init, mstxGetToolId_init,
+    mstxDomainCreateA_init, mstxDomainDestroy_init, mstxDomainMarkA_init,
+    mstxDomainRangeStartA_init, mstxDomainRangeEnd_init,
+    { NULL }, { NULL }
+};
+
+#define MSTX_LOAD(slot) __atomic_load_n(&mstxContext.slot, __ATOMIC_ACQUIRE)
+
+MSTX_SHARED int mstxGetModuleFuncTable(mstxFuncModule module, mstxFuncTable *outTable, unsigned int *outSize)
+{
+    if (outTable == NULL || outSize == NULL) {
+        return MSTX_FAIL;
+    }
+    switch (module) {
+    case MSTX_API_MODULE_CORE:
+        mstxContext.coreTable[MSTX_API_CORE_INVALID] = NULL;
+        mstxContext.coreTable[MSTX_API_CORE_MARK_A] = (mstxFuncPointer *)&mstxContext.markA;
+        mstxContext.coreTable[MSTX_API_CORE_RANGE_START_A] = (mstxFuncPointer *)&mstxContext.rangeStartA;
+        mstxContext.coreTable[MSTX_API_CORE_RANGE_END] = (mstxFuncPointer *)&mstxContext.rangeEnd;
+        mstxContext.coreTable[MSTX_API_CORE_GET_TOOL_ID] = (mstxFuncPointer *)&mstxContext.getToolId;
+        *outTable = mstxContext.coreTable;
+        *outSize = MSTX_API_CORE_SIZE;
+        return MSTX_SUCCESS;
+    case MSTX_API_MODULE_CORE_DOMAIN:
+        mstxContext.domainTable[MSTX_API_CORE2_INVALID] = NULL;
+        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_CREATE_A] = (mstxFuncPointer *)&mstxContext.domainCreateA;
+        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_DESTROY] = (mstxFuncPointer *)&mstxContext.domainDestroy;
+        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_MARK_A] = (mstxFuncPointer *)&mstxContext.domainMarkA;
+        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_RANGE_START_A] =
+            (mstxFuncPointer *)&mstxContext.domainRangeStartA;
+        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_RANGE_END] = (mstxFuncPointer *)&mstxContext.domainRangeEnd;
+        *outTable = mstxContext.domainTable;
+        *outSize = MSTX_API_CORE2_SIZE;
+        return MSTX_SUCCESS;
+    default:
+        return MSTX_FAIL;
+    }
+}
+
+/* Finds the tool: MSTX_INJECTION_PATH first, else an InitInjectionMstx already in the process. */
+MSTX_SHARED mstxInitInjectionFunc mstxFindInjection(void)
+{
+    const char *path = getenv("MSTX_INJECTION_PATH");
+    if (path != NULL && path[0] != '\0') {
+        void *lib = dlopen(path, RTLD_LAZY);
+        return lib == NULL ? NULL : (mstxInitInjectionFunc)dlsym(lib, "InitInjectionMstx");
+    }
+    return (mstxInitInjectionFunc)dlsym(MSTX_RTLD_DEFAULT, "InitInjectionMstx");
+}
+
+MSTX_SHARED void mstxClearTable(void)
+{
+    mstxContext.markA = NULL;
+    mstxContext.rangeStartA = NULL;
+    mstxContext.rangeEnd = NULL;
+    mstxContext.getToolId = NULL;
+    mstxContext.domainCreateA = NULL;
+    mstxContext.domainDestroy = NULL;
+    mstxContext.domainMarkA = NULL;
+    mstxContext.domainRangeStartA = NULL;
+    mstxContext.domainRangeEnd = NULL;
+}
+
+MSTX_SHARED void mstxInitOnce(void)
+{
+    int expected = MSTX_INIT_NONE;
+    if (__atomic_compare_exchange_n(&mstxContext.state, &expected, MSTX_INIT_RUNNING, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        mstxInitInjectionFunc init;
+        mstxClearTable();
+        init = mstxFindInjection();
+        if (init == NULL || init(mstxGetModuleFuncTable) != MSTX_SUCCESS) {
+            mstxClearTable(); /* a failed tool may have filled part of the table */
+        }
+        __atomic_store_n(&mstxContext.state, MSTX_INIT_DONE, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_load_n(&mstxContext.state, __ATOMIC_ACQUIRE) != MSTX_INIT_DONE) {
+        sched_yield();
+    }
+}
+
+MSTX_SHARED void mstxMarkA_init(const char *message, aclrtStream stream)
+{
+    mstxMarkAFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(markA);
+    if (f != NULL) f(message, stream);
+}
+
+MSTX_SHARED mstxRangeId mstxRangeStartA_init(const char *message, aclrtStream stream)
+{
+    mstxRangeStartAFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(rangeStartA);
+    return f != NULL ? f(message, stream) : 0;
+}
+
+MSTX_SHARED void mstxRangeEnd_init(mstxRangeId id)
+{
+    mstxRangeEndFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(rangeEnd);
+    if (f != NULL) f(id);
+}
+
+MSTX_SHARED void mstxGetToolId_init(uint64_t *id)
+{
+    mstxGetToolIdFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(getToolId);
+    if (f != NULL) {
+        f(id);
+    } else if (id != NULL) {
+        *id = MSTX_TOOL_INVALID_ID;
+    }
+}
+
+MSTX_SHARED mstxDomainHandle_t mstxDomainCreateA_init(const char *name)
+{
+    mstxDomainCreateAFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(domainCreateA);
+    return f != NULL ? f(name) : NULL;
+}
+
+MSTX_SHARED void mstxDomainDestroy_init(mstxDomainHandle_t domain)
+{
+    mstxDomainDestroyFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(domainDestroy);
+    if (f != NULL) f(domain);
+}
+
+MSTX_SHARED void mstxDomainMarkA_init(mstxDomainHandle_t domain, const char *message, aclrtStream stream)
+{
+    mstxDomainMarkAFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(domainMarkA);
+    if (f != NULL) f(domain, message, stream);
+}
+
+MSTX_SHARED mstxRangeId mstxDomainRangeStartA_init(mstxDomainHandle_t domain, const char *message,
+                                                   aclrtStream stream)
+{
+    mstxDomainRangeStartAFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(domainRangeStartA);
+    return f != NULL ? f(domain, message, stream) : 0;
+}
+
+MSTX_SHARED void mstxDomainRangeEnd_init(mstxDomainHandle_t domain, mstxRangeId id)
+{
+    mstxDomainRangeEndFunc_t f;
+    mstxInitOnce();
+    f = MSTX_LOAD(domainRangeEnd);
+    if (f != NULL) f(domain, id);
+}
+
+/** @endcond */
+
+/** @brief Instantaneous mark; with a stream, also marks the point the stream reaches. */
+static inline void mstxMarkA(const char *message, aclrtStream stream)
+{
+    mstxMarkAFunc_t f = MSTX_LOAD(markA);
+    if (f != NULL) f(message, stream);
+}
+
+/** @brief Starts a range; returns its id, or 0 if no tool records it. */
+static inline mstxRangeId mstxRangeStartA(const char *message, aclrtStream stream)
+{
+    mstxRangeStartAFunc_t f = MSTX_LOAD(rangeStartA);
+    return f != NULL ? f(message, stream) : 0;
+}
+
+/** @brief Ends a range started by mstxRangeStartA(). */
+static inline void mstxRangeEnd(mstxRangeId id)
+{
+    mstxRangeEndFunc_t f = MSTX_LOAD(rangeEnd);
+    if (f != NULL) f(id);
+}
+
+/** @brief The loaded tool's id, or ::MSTX_TOOL_INVALID_ID. */
+static inline void mstxGetToolId(uint64_t *id)
+{
+    mstxGetToolIdFunc_t f = MSTX_LOAD(getToolId);
+    if (f != NULL) {
+        f(id);
+    } else if (id != NULL) {
+        *id = MSTX_TOOL_INVALID_ID;
+    }
+}
+
+/** @brief Creates (or finds) a domain; NULL if no tool, or the name is invalid or "default". */
+static inline mstxDomainHandle_t mstxDomainCreateA(const char *name)
+{
+    mstxDomainCreateAFunc_t f = MSTX_LOAD(domainCreateA);
+    return f != NULL ? f(name) : NULL;
+}
+
+/** @brief Marks a domain destroyed; its handle stays valid for re-creation. */
+static inline void mstxDomainDestroy(mstxDomainHandle_t domain)
+{
+    mstxDomainDestroyFunc_t f = MSTX_LOAD(domainDestroy);
+    if (f != NULL) f(domain);
+}
+
+/** @brief mstxMarkA() in a domain. */
+static inline void mstxDomainMarkA(mstxDomainHandle_t domain, const char *message, aclrtStream stream)
+{
+    mstxDomainMarkAFunc_t f = MSTX_LOAD(domainMarkA);
+    if (f != NULL) f(domain, message, stream);
+}
+
+/** @brief mstxRangeStartA() in a domain. */
+static inline mstxRangeId mstxDomainRangeStartA(mstxDomainHandle_t domain, const char *message,
+                                                aclrtStream stream)
+{
+    mstxDomainRangeStartAFunc_t f = MSTX_LOAD(domainRangeStartA);
+    return f != NULL ? f(domain, message, stream) : 0;
+}
+
+/** @brief mstxRangeEnd() in a domain. */
+static inline void mstxDomainRangeEnd(mstxDomainHandle_t domain, mstxRangeId id)
+{
+    mstxDomainRangeEndFunc_t f = MSTX_LOAD(domainRangeEnd);
+    if (f != NULL) f(domain, id);
+}
+
+#endif /* MSTX_IMPL_H */
