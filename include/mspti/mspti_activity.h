@@ -144,6 +144,12 @@ typedef enum {
 
 START_PACKED_ALIGNMENT
 
+/* msptiObjectId is 8-aligned yet sits at offset 28 of msptiActivityMarker, as in msPTI. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpacked-not-aligned"
+#endif
+
 /** @brief Common header of every record: read `kind`, then cast to the kind's struct. */
 typedef struct PACKED_ALIGNMENT {
     msptiActivityKind kind; /**< Kind of the record. */
@@ -279,6 +285,10 @@ typedef struct PACKED_ALIGNMENT {
     const char *commName;    /**< Communicator (group) name. */
     uint64_t correlationId;  /**< Equals the correlationId of the API record of the launch. */
 } msptiActivityCommunication;
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 END_PACKED_ALIGNMENT
 

@@ -1,0 +1,135 @@
+// The Activity API's C entry points: argument checks and error messages, then the engine.
+#include <cstring>
+
+#include "common/error.h"
+#include "core/activity_engine.h"
+#include "core/correlation.h"
+#include "interpose/interposition.h"
+#include "mspti/mspti_activity.h"
+#include "mstx/marker_domains.h"
+
+using mspti::ActivityEngine;
+using mspti::fail;
+
+namespace {
+
+msptiResult check_kind(const char *api, msptiActivityKind kind) {
+    if (!mspti::is_valid_kind(kind))
+        return fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: kind %d is not an activity kind (1..12)", api,
+                    static_cast<int>(kind));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult check_domain_name(const char *api, const char *name) {
+    if (name == nullptr) return fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: name is NULL", api);
+    if (strnlen(name, 255) == 255)
+        return fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: name is 255 characters or longer", api);
+    return MSPTI_SUCCESS;
+}
+
+msptiResult check_external_kind(const char *api, msptiExternalCorrelationKind kind) {
+    if (!mspti::correlation::is_valid_external_kind(kind))
+        return fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: kind %d is not an external correlation kind (1..4)", api,
+                    static_cast<int>(kind));
+    return MSPTI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+msptiResult msptiActivityRegisterCallbacks(msptiBuffersCallbackRequestFunc funcBufferRequested,
+                                           msptiBuffersCallbackCompleteFunc funcBufferCompleted) {
+    if (funcBufferRequested == nullptr || funcBufferCompleted == nullptr)
+        return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiActivityRegisterCallbacks: %s callback is NULL",
+                    funcBufferRequested == nullptr ? "the request" : "the complete");
+    ActivityEngine::instance().register_callbacks(funcBufferRequested, funcBufferCompleted);
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiActivityEnable(msptiActivityKind kind) {
+    if (msptiResult r = check_kind("msptiActivityEnable", kind); r != MSPTI_SUCCESS) return r;
+    if (mspti::needs_interposition(kind) && !mspti::interpose::interposing())
+        return fail(MSPTI_ERROR_WITHOUT_LD_PRELOAD,
+                    "msptiActivityEnable: kind %d needs libmspti.so to interpose the runtime; load it with LD_PRELOAD",
+                    static_cast<int>(kind));
+    ActivityEngine::instance().set_enabled(kind, true);
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiActivityDisable(msptiActivityKind kind) {
+    if (msptiResult r = check_kind("msptiActivityDisable", kind); r != MSPTI_SUCCESS) return r;
+    ActivityEngine::instance().set_enabled(kind, false);
+    return MSPTI_SUCCESS;
+}
+
+bool msptiActivityIsEnabled(msptiActivityKind kind) {
+    return mspti::is_valid_kind(kind) && ActivityEngine::instance().enabled(kind);
+}
+
+msptiResult msptiActivityEnableMarkerDomain(const char *name) {
+    if (msptiResult r = check_domain_name("msptiActivityEnableMarkerDomain", name); r != MSPTI_SUCCESS) return r;
+    mspti::mstx::set_domain_enabled(name, true);
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiActivityDisableMarkerDomain(const char *name) {
+    if (msptiResult r = check_domain_name("msptiActivityDisableMarkerDomain", name); r != MSPTI_SUCCESS) return r;
+    mspti::mstx::set_domain_enabled(name, false);
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, msptiActivity **record) {
+    if (buffer == nullptr) return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiActivityGetNextRecord: buffer is NULL");
+    if (record == nullptr) return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiActivityGetNextRecord: record is NULL");
+    size_t offset = 0;
+    if (*record != nullptr) {
+        auto *current = reinterpret_cast<uint8_t *>(*record);
+        if (current < buffer || current >= buffer + validBufferSizeBytes)
+            return fail(MSPTI_ERROR_INVALID_PARAMETER,
+                        "msptiActivityGetNextRecord: *record is not inside the buffer's valid bytes");
+        size_t stride = mspti::record_size((*record)->kind);
+        if (stride == 0)
+            return fail(MSPTI_ERROR_INNER, "msptiActivityGetNextRecord: the current record has unknown kind %d",
+                        static_cast<int>((*record)->kind));
+        offset = static_cast<size_t>(current - buffer) + stride;
+    }
+    if (offset + sizeof(msptiActivity) > validBufferSizeBytes) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+    auto *next = reinterpret_cast<msptiActivity *>(buffer + offset);
+    size_t size = mspti::record_size(next->kind);
+    if (size == 0)
+        return fail(MSPTI_ERROR_INNER, "msptiActivityGetNextRecord: record at offset %zu has unknown kind %d", offset,
+                    static_cast<int>(next->kind));
+    if (offset + size > validBufferSizeBytes) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+    *record = next;
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiActivityFlushAll(uint32_t) {
+    ActivityEngine::instance().flush_all();
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiActivityFlushPeriod(uint32_t time) {
+    ActivityEngine::instance().set_flush_period(time);
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiActivityPushExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t id) {
+    if (msptiResult r = check_external_kind("msptiActivityPushExternalCorrelationId", kind); r != MSPTI_SUCCESS)
+        return r;
+    mspti::correlation::push(kind, id);
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiActivityPopExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t *lastId) {
+    if (msptiResult r = check_external_kind("msptiActivityPopExternalCorrelationId", kind); r != MSPTI_SUCCESS)
+        return r;
+    if (!mspti::correlation::pop(kind, lastId))
+        return fail(MSPTI_ERROR_QUEUE_EMPTY,
+                    "msptiActivityPopExternalCorrelationId: nothing was pushed for kind %d on this thread",
+                    static_cast<int>(kind));
+    return MSPTI_SUCCESS;
+}
+
+}  // extern "C"

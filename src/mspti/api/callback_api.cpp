@@ -1,0 +1,21 @@
+// The Callback API's C entry points.
+#include "callback/subscriber.h"
+
+extern "C" {
+
+msptiResult msptiSubscribe(msptiSubscriberHandle *subscriber, msptiCallbackFunc callback, void *userdata) {
+    return mspti::callback::subscribe(subscriber, callback, userdata);
+}
+
+msptiResult msptiUnsubscribe(msptiSubscriberHandle subscriber) { return mspti::callback::unsubscribe(subscriber); }
+
+msptiResult msptiEnableCallback(uint32_t enable, msptiSubscriberHandle subscriber, msptiCallbackDomain domain,
+                                msptiCallbackId cbid) {
+    return mspti::callback::enable_callback(enable, subscriber, domain, cbid);
+}
+
+msptiResult msptiEnableDomain(uint32_t enable, msptiSubscriberHandle subscriber, msptiCallbackDomain domain) {
+    return mspti::callback::enable_domain(enable, subscriber, domain);
+}
+
+}  // extern "C"

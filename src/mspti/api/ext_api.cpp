@@ -1,0 +1,48 @@
+// Our extensions (mspti_ext.h).
+#include "common/error.h"
+#include "core/activity_engine.h"
+#include "interpose/interposition.h"
+#include "mspti/mspti_ext.h"
+
+#define MSPTI_STR2(x) #x
+#define MSPTI_STR(x) MSPTI_STR2(x)
+
+extern "C" {
+
+msptiResult msptiExtActivityGetStats(msptiActivityKind kind, msptiExtActivityStats *stats) {
+    if (!mspti::is_valid_kind(kind))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityGetStats: kind %d is not an activity kind (1..12)",
+                           static_cast<int>(kind));
+    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityGetStats: stats is NULL");
+    mspti::ActivityEngine::instance().stats(kind, stats);
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityGetNumDroppedRecords(msptiActivityKind kind, uint64_t *dropped) {
+    if (dropped == nullptr)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityGetNumDroppedRecords: dropped is NULL");
+    msptiExtActivityStats stats;
+    msptiResult result = msptiExtActivityGetStats(kind, &stats);
+    if (result == MSPTI_SUCCESS) *dropped = stats.dropped;
+    return result;
+}
+
+msptiResult msptiExtGetVersion(uint32_t *major, uint32_t *minor, uint32_t *patch) {
+    if (major != nullptr) *major = MSPTI_EXT_VERSION_MAJOR;
+    if (minor != nullptr) *minor = MSPTI_EXT_VERSION_MINOR;
+    if (patch != nullptr) *patch = MSPTI_EXT_VERSION_PATCH;
+    return MSPTI_SUCCESS;
+}
+
+const char *msptiExtGetVersionString(void) {
+    return MSPTI_STR(MSPTI_EXT_VERSION_MAJOR) "." MSPTI_STR(MSPTI_EXT_VERSION_MINOR) "." MSPTI_STR(
+        MSPTI_EXT_VERSION_PATCH);
+}
+
+const char *msptiExtResultString(msptiResult result) { return mspti::result_name(result); }
+
+const char *msptiExtGetLastError(void) { return mspti::last_error(); }
+
+bool msptiExtIsInterposing(void) { return mspti::interpose::interposing(); }
+
+}  // extern "C"

@@ -1,0 +1,340 @@
+#include "core/activity_engine.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <pthread.h>
+
+#include "common/error.h"
+#include "core/clock.h"
+
+namespace mspti {
+
+thread_local ThreadStaging *t_staging = nullptr;
+
+namespace {
+
+// Set while this thread runs a client callback, so that re-entrant calls behave.
+thread_local int t_in_complete = 0;
+thread_local bool t_in_request = false;
+thread_local bool t_exited = false;
+
+// Staging ring size in records (power of two); MSPTI_STAGING_RECORDS overrides.
+uint32_t staging_capacity() {
+    static const uint32_t capacity = [] {
+        uint32_t value = 4096;
+        if (const char *env = std::getenv("MSPTI_STAGING_RECORDS")) {
+            unsigned long requested = std::strtoul(env, nullptr, 10);
+            if (requested >= 64 && requested <= (1ul << 24) && (requested & (requested - 1)) == 0)
+                value = static_cast<uint32_t>(requested);
+        }
+        return value;
+    }();
+    return capacity;
+}
+
+// Marks the thread's staging retired when the thread ends; the consumer frees it.
+struct StagingOwner {
+    ThreadStaging *staging = nullptr;
+    ~StagingOwner() {
+        t_exited = true;
+        t_staging = nullptr;
+        if (staging != nullptr) staging->retired.store(true, std::memory_order_release);
+    }
+};
+thread_local StagingOwner t_owner;
+
+}  // namespace
+
+ActivityEngine &ActivityEngine::instance() {
+    // Leaked on purpose: threads may record while the process exits.
+    static ActivityEngine *engine = new ActivityEngine();
+    return *engine;
+}
+
+ThreadStaging *ActivityEngine::register_this_thread() {
+    if (t_exited) return nullptr;
+    auto *s = new ThreadStaging(staging_capacity());
+    {
+        std::lock_guard<std::mutex> lock(consumer_mutex_);
+        s->next = stagings_;
+        stagings_ = s;
+    }
+    t_owner.staging = s;
+    t_staging = s;
+    return s;
+}
+
+void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
+    // Ring full: drain it ourselves rather than lose records, unless we are inside the
+    // request callback (draining would ask for a buffer again).
+    if (!t_in_request) {
+        std::vector<ClientBuffer> batch;
+        {
+            std::unique_lock<std::mutex> lock(consumer_mutex_);
+            drain(lock, s);
+            batch = take_completed();
+        }
+        deliver(batch);
+        if (void *slot = s->try_reserve()) return slot;
+    }
+    s->count_dropped(kind);
+    return nullptr;
+}
+
+void ActivityEngine::nudge() {
+    if (!worker_sleeping_.load(std::memory_order_relaxed)) return;
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    wake_pending_ = true;
+    wake_cv_.notify_one();
+}
+
+void ActivityEngine::record(const void *bytes) {
+    int kind;
+    std::memcpy(&kind, bytes, sizeof(kind));
+    if (!is_valid_kind(kind) || !enabled(kind)) return;
+    ThreadStaging *s = staging();
+    if (s == nullptr) {
+        count_unstaged_drop(kind);
+        return;
+    }
+    void *slot = reserve(s, kind);
+    if (slot == nullptr) return;
+    std::memcpy(slot, bytes, record_size(kind));
+    commit(s, kind);
+}
+
+// ---- consumer side -------------------------------------------------------------------
+
+bool ActivityEngine::obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need) {
+    if (current_.data != nullptr) retire_current();
+    if (!spare_.empty()) {
+        current_ = spare_.back();
+        spare_.pop_back();
+        return current_.size >= need;
+    }
+    msptiBuffersCallbackRequestFunc request = request_.load(std::memory_order_acquire);
+    if (request == nullptr) return false;
+    uint8_t *data = nullptr;
+    size_t size = 0, max_records = 0;
+    lock.unlock();
+    t_in_request = true;
+    request(&data, &size, &max_records);
+    t_in_request = false;
+    lock.lock();
+    if (data == nullptr || size == 0) return false;
+    ClientBuffer fresh{data, size, 0, 0};
+    if (current_.data == nullptr) {
+        current_ = fresh;
+    } else {
+        spare_.push_back(fresh);  // another consumer installed one while we were unlocked
+    }
+    return current_.size - current_.valid >= need;
+}
+
+void ActivityEngine::retire_current() {
+    current_.seq = next_seq_++;
+    completed_.push_back(current_);
+    current_ = ClientBuffer{};
+}
+
+void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s) {
+    for (;;) {
+        uint64_t tail = s->read_tail();
+        uint64_t head = s->read_head();
+        if (tail == head) return;
+        for (; tail != head; ++tail) {
+            const unsigned char *bytes = s->slot(tail);
+            int kind;
+            std::memcpy(&kind, bytes, sizeof(kind));
+            size_t size = record_size(kind);
+            if (current_.data == nullptr || current_.size - current_.valid < size) {
+                s->release_to(tail);
+                if (!obtain_buffer(lock, size)) {
+                    // Declined (or too small): drop what this pass holds, counted per kind.
+                    uint64_t now_tail = s->read_tail();
+                    if (now_tail < head) {
+                        for (uint64_t i = now_tail; i != head; ++i) {
+                            int k;
+                            std::memcpy(&k, s->slot(i), sizeof(k));
+                            consumer_dropped_[k].fetch_add(1, std::memory_order_relaxed);
+                        }
+                        s->release_to(head);
+                    }
+                    if (current_.data != nullptr && current_.valid == 0 && current_.size < size) retire_current();
+                }
+                break;  // re-read tail and head: the lock was released
+            }
+            std::memcpy(current_.data + current_.valid, bytes, size);
+            current_.valid += size;
+            delivered_[kind].fetch_add(1, std::memory_order_relaxed);
+        }
+        if (tail == head) s->release_to(tail);
+    }
+}
+
+void ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
+    // drain() may unlock to ask for a buffer. The list only grows at its head meanwhile, and
+    // nothing is unlinked while any walk is in progress, so following `next` stays safe.
+    ++active_walks_;
+    for (ThreadStaging *s = stagings_; s != nullptr; s = s->next) drain(lock, s);
+    if (--active_walks_ == 0) reclaim_retired();
+}
+
+void ActivityEngine::reclaim_retired() {
+    ThreadStaging **link = &stagings_;
+    while (*link != nullptr) {
+        ThreadStaging *s = *link;
+        if (s->retired.load(std::memory_order_acquire) && s->read_tail() == s->read_head()) {
+            for (int k = 1; k < kKindCount; ++k) {
+                retired_produced_[k] += s->produced(k);
+                retired_dropped_[k] += s->dropped(k);
+            }
+            *link = s->next;
+            delete s;
+        } else {
+            link = &s->next;
+        }
+    }
+}
+
+std::vector<ActivityEngine::ClientBuffer> ActivityEngine::take_completed() {
+    std::vector<ClientBuffer> batch;
+    batch.swap(completed_);
+    for (const ClientBuffer &b : batch) in_flight_.insert(b.seq);
+    return batch;
+}
+
+void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
+    if (batch.empty()) return;
+    msptiBuffersCallbackCompleteFunc complete = complete_.load(std::memory_order_acquire);
+    for (const ClientBuffer &b : batch) {
+        ++t_in_complete;
+        if (complete != nullptr) complete(b.data, b.size, b.valid);
+        --t_in_complete;
+        std::lock_guard<std::mutex> lock(consumer_mutex_);
+        in_flight_.erase(b.seq);
+        delivered_cv_.notify_all();
+    }
+}
+
+void ActivityEngine::flush_all() {
+    if (t_in_request) {
+        log(LogLevel::Warning, "msptiActivityFlushAll called from the buffer request callback: ignored");
+        return;
+    }
+    std::vector<ClientBuffer> batch;
+    uint64_t last_seq;
+    {
+        std::unique_lock<std::mutex> lock(consumer_mutex_);
+        drain_all(lock);
+        if (current_.data != nullptr) retire_current();
+        for (ClientBuffer &spare : spare_) {
+            current_ = spare;
+            retire_current();
+        }
+        spare_.clear();
+        batch = take_completed();
+        last_seq = next_seq_ - 1;
+    }
+    deliver(batch);
+    if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
+    std::unique_lock<std::mutex> lock(consumer_mutex_);
+    delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
+}
+
+void ActivityEngine::register_callbacks(msptiBuffersCallbackRequestFunc request,
+                                        msptiBuffersCallbackCompleteFunc complete) {
+    request_.store(request, std::memory_order_release);
+    complete_.store(complete, std::memory_order_release);
+    start_worker();
+}
+
+void ActivityEngine::set_flush_period(uint32_t ms) {
+    flush_period_ms_.store(ms, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    wake_pending_ = true;
+    wake_cv_.notify_one();
+}
+
+void ActivityEngine::stats(int kind, msptiExtActivityStats *out) {
+    std::lock_guard<std::mutex> lock(consumer_mutex_);
+    uint64_t produced = retired_produced_[kind];
+    uint64_t exited = exited_dropped_[kind].load(std::memory_order_relaxed);
+    produced += exited;
+    uint64_t dropped = retired_dropped_[kind] + exited + consumer_dropped_[kind].load(std::memory_order_relaxed);
+    for (ThreadStaging *s = stagings_; s != nullptr; s = s->next) {
+        produced += s->produced(kind);
+        dropped += s->dropped(kind);
+    }
+    out->produced = produced;
+    out->dropped = dropped;
+    out->delivered = delivered_[kind].load(std::memory_order_relaxed);
+}
+
+// ---- worker --------------------------------------------------------------------------
+
+void ActivityEngine::start_worker() {
+    std::call_once(worker_once_, [this] {
+        worker_ = std::thread([this] { worker_main(); });
+        pthread_setname_np(worker_.native_handle(), "ActivityManager");
+        std::atexit([] { ActivityEngine::instance().shutdown(); });
+    });
+}
+
+void ActivityEngine::worker_main() {
+    using Clock = std::chrono::steady_clock;
+    auto next_calibration = Clock::now() + std::chrono::milliseconds(1000);
+    auto next_periodic = Clock::now();
+    for (;;) {
+        uint32_t period = flush_period_ms_.load(std::memory_order_relaxed);
+        std::vector<ClientBuffer> batch;
+        {
+            std::unique_lock<std::mutex> lock(consumer_mutex_);
+            drain_all(lock);
+            // With a flush period, hand back a partly filled buffer every half period.
+            if (period != 0 && Clock::now() >= next_periodic) {
+                if (current_.data != nullptr && current_.valid > 0) retire_current();
+                next_periodic = Clock::now() + std::chrono::milliseconds(period) / 2;
+            }
+            batch = take_completed();
+        }
+        deliver(batch);
+        if (Clock::now() >= next_calibration)
+            next_calibration = Clock::now() + std::chrono::milliseconds(clock::recalibrate());
+
+        auto timeout = period != 0 ? std::chrono::milliseconds(period) / 2 : std::chrono::milliseconds(100);
+        if (timeout < std::chrono::milliseconds(1)) timeout = std::chrono::milliseconds(1);
+        std::unique_lock<std::mutex> lock(wake_mutex_);
+        if (stopping_) break;
+        worker_sleeping_.store(true, std::memory_order_relaxed);
+        wake_cv_.wait_for(lock, timeout, [this] { return wake_pending_ || stopping_; });
+        worker_sleeping_.store(false, std::memory_order_relaxed);
+        wake_pending_ = false;
+        if (stopping_) break;
+    }
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    worker_done_ = true;
+    wake_cv_.notify_all();
+}
+
+void ActivityEngine::shutdown() {
+    std::unique_lock<std::mutex> lock(wake_mutex_);
+    if (!worker_.joinable() || stopping_) return;
+    stopping_ = true;
+    wake_cv_.notify_all();
+    if (worker_.get_id() == std::this_thread::get_id()) {
+        worker_.detach();
+        return;
+    }
+    // A worker stuck in a client callback (e.g. waiting for a lock the exiting thread holds)
+    // must not hang the exit: wait a bounded time, then leave it.
+    if (wake_cv_.wait_for(lock, std::chrono::seconds(2), [this] { return worker_done_; })) {
+        lock.unlock();
+        worker_.join();
+    } else {
+        worker_.detach();
+    }
+}
+
+}  // namespace mspti

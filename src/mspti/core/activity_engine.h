@@ -1,0 +1,120 @@
+// The activity engine: kind switches, per-thread staging, the client's buffers, and the
+// worker that moves records from the first to the second and hands full buffers back.
+//
+// Hot path (reserve/commit): this thread's staging ring only; no lock, no allocation.
+// Everything that touches client buffers runs under one consumer lock, and client
+// callbacks (request, complete) always run with no library lock held.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "core/activity_kinds.h"
+#include "core/thread_staging.h"
+#include "mspti/mspti_activity.h"
+#include "mspti/mspti_ext.h"
+
+namespace mspti {
+
+extern thread_local ThreadStaging *t_staging;
+
+class ActivityEngine {
+public:
+    static ActivityEngine &instance();
+
+    bool enabled(int kind) const { return enabled_[kind].load(std::memory_order_relaxed); }
+    void set_enabled(int kind, bool on) { enabled_[kind].store(on, std::memory_order_relaxed); }
+
+    // This thread's staging (created on first use); nullptr while the thread is exiting.
+    ThreadStaging *staging() {
+        ThreadStaging *s = t_staging;
+        return __builtin_expect(s != nullptr, 1) ? s : register_this_thread();
+    }
+
+    // A slot for one record of `kind`, or nullptr if it had to be dropped (counted).
+    void *reserve(ThreadStaging *s, int kind) {
+        void *slot = s->try_reserve();
+        return __builtin_expect(slot != nullptr, 1) ? slot : reserve_slow(s, kind);
+    }
+
+    // A record that never reached a staging ring (its thread is exiting, or its range end
+    // could not be tracked): counted as produced and dropped.
+    void count_unstaged_drop(int kind) { exited_dropped_[kind].fetch_add(1, std::memory_order_relaxed); }
+
+    void commit(ThreadStaging *s, int kind) {
+        if (s->commit(kind)) nudge();
+    }
+
+    // Copies a complete record (its kind read from the first 4 bytes) if that kind is enabled.
+    void record(const void *bytes);
+
+    void register_callbacks(msptiBuffersCallbackRequestFunc request, msptiBuffersCallbackCompleteFunc complete);
+    void flush_all();
+    void set_flush_period(uint32_t ms);
+    void stats(int kind, msptiExtActivityStats *out);
+
+    // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
+    void shutdown();
+
+private:
+    struct ClientBuffer {
+        uint8_t *data = nullptr;
+        size_t size = 0;
+        size_t valid = 0;
+        uint64_t seq = 0;
+    };
+
+    ActivityEngine() = default;
+    ThreadStaging *register_this_thread();
+    void *reserve_slow(ThreadStaging *s, int kind);
+    void nudge();
+
+    // Consumer side; each takes the consumer lock held by `lock`.
+    void drain_all(std::unique_lock<std::mutex> &lock);
+    void drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s);
+    bool obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
+    void retire_current();
+    void reclaim_retired();
+    std::vector<ClientBuffer> take_completed();
+    void deliver(std::vector<ClientBuffer> &batch);
+    void worker_main();
+    void start_worker();
+
+    std::atomic<bool> enabled_[kKindCount] = {};
+
+    std::mutex consumer_mutex_;
+    ThreadStaging *stagings_ = nullptr;
+    ClientBuffer current_;
+    std::vector<ClientBuffer> spare_;
+    std::vector<ClientBuffer> completed_;
+    std::set<uint64_t> in_flight_;
+    uint64_t next_seq_ = 1;
+    std::condition_variable delivered_cv_;
+    uint64_t retired_produced_[kKindCount] = {};
+    uint64_t retired_dropped_[kKindCount] = {};
+    std::atomic<uint64_t> delivered_[kKindCount] = {};
+    std::atomic<uint64_t> consumer_dropped_[kKindCount] = {};
+    std::atomic<uint64_t> exited_dropped_[kKindCount] = {};
+    int active_walks_ = 0;
+
+    std::atomic<msptiBuffersCallbackRequestFunc> request_{nullptr};
+    std::atomic<msptiBuffersCallbackCompleteFunc> complete_{nullptr};
+
+    // Worker wake-up, kept apart from the consumer lock so that nudges never wait on a drain.
+    std::mutex wake_mutex_;
+    std::condition_variable wake_cv_;
+    bool wake_pending_ = false;
+    bool stopping_ = false;
+    bool worker_done_ = false;
+    std::atomic<bool> worker_sleeping_{false};
+    std::atomic<uint32_t> flush_period_ms_{0};
+    std::thread worker_;
+    std::once_flag worker_once_;
+};
+
+}  // namespace mspti

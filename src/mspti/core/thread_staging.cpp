@@ -1,0 +1,16 @@
+#include "core/thread_staging.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace mspti {
+
+ThreadStaging::ThreadStaging(uint32_t capacity)
+    : capacity_(capacity), mask_(capacity - 1), nudge_mask_(capacity / 4 - 1), slots_(new StagingSlot[capacity]) {
+    pid = getpid();
+    tid = static_cast<pid_t>(syscall(SYS_gettid));
+}
+
+ThreadStaging::~ThreadStaging() { delete[] slots_; }
+
+}  // namespace mspti

@@ -1,0 +1,217 @@
+#include "mstx/marker_recorder.h"
+
+#include <atomic>
+#include <cstring>
+
+#include "common/error.h"
+#include "core/activity_engine.h"
+#include "core/clock.h"
+#include "core/string_table.h"
+#include "mstx/marker_domains.h"
+#include "mstx/range_table.h"
+
+namespace mspti::mstx {
+namespace {
+
+constexpr int kMarker = MSPTI_ACTIVITY_KIND_MARKER;
+// Marker ids are handed to threads in blocks, so the id counter is not a shared hot spot.
+constexpr uint64_t kIdBlock = 256;
+std::atomic<uint64_t> g_next_id_block{1};
+std::atomic<StreamTraceFunc> g_stream_trace{nullptr};
+
+ActivityEngine &engine() {
+    static ActivityEngine &e = ActivityEngine::instance();
+    return e;
+}
+
+uint64_t take_marker_id(ThreadStaging *s) {
+    if (s->next_marker_id == s->marker_id_limit) {
+        s->next_marker_id = g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
+        s->marker_id_limit = s->next_marker_id + kIdBlock;
+    }
+    return s->next_marker_id++;
+}
+
+// Per-thread, never decreasing.
+uint64_t timestamp(ThreadStaging *s) {
+    uint64_t t = clock::now_ns();
+    if (t < s->last_timestamp) t = s->last_timestamp;
+    s->last_timestamp = t;
+    return t;
+}
+
+unsigned cache_index(const char *p) {
+    auto v = reinterpret_cast<uintptr_t>(p);
+    return static_cast<unsigned>((v >> 3) ^ (v >> 9)) & (ThreadStaging::kInternCacheSize - 1);
+}
+
+// The interned copy of a message, or nullptr (with an error message) if it is invalid.
+const char *interned_message(ThreadStaging *s, const char *message, const char *api) {
+    if (message == nullptr) {
+        fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is NULL", api);
+        return nullptr;
+    }
+    ThreadStaging::InternEntry &entry = s->intern_cache[cache_index(message)];
+    // Same pointer is not enough: callers reuse buffers, so compare the text too.
+    if (entry.key == message && std::strcmp(message, entry.interned) == 0) return entry.interned;
+    size_t length = strnlen(message, 255);
+    if (length == 255) {
+        fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is 255 characters or longer", api);
+        return nullptr;
+    }
+    entry.key = message;
+    entry.interned = intern(message, length);
+    return entry.interned;
+}
+
+// Device half: enqueue the trace task first; if that fails the call records nothing.
+bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
+    if (stream == nullptr) return true;
+    StreamTraceFunc trace = g_stream_trace.load(std::memory_order_acquire);
+    if (trace == nullptr) return true;
+    if (trace(stream, id, static_cast<uint32_t>(flag)) != 0) {
+        fail(MSPTI_ERROR_INNER, "mstx: could not enqueue the device marker %llu on stream %p",
+             static_cast<unsigned long long>(id), stream);
+        return false;
+    }
+    return true;
+}
+
+void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
+                       const char *domain) {
+    void *slot = engine().reserve(s, kMarker);
+    if (slot == nullptr) return;
+    auto *m = static_cast<msptiActivityMarker *>(slot);
+    m->kind = MSPTI_ACTIVITY_KIND_MARKER;
+    m->flag = flag;
+    m->sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
+    m->timestamp = timestamp(s);
+    m->id = id;
+    m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
+    m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
+    m->name = name;
+    m->domain = domain;
+    engine().commit(s, kMarker);
+}
+
+// The staging of the calling thread, or nullptr if MARKER is off or the thread is exiting.
+ThreadStaging *marker_staging() {
+    if (!engine().enabled(kMarker)) return nullptr;
+    ThreadStaging *s = engine().staging();
+    if (s == nullptr) engine().count_unstaged_drop(kMarker);
+    return s;
+}
+
+void mark_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
+    ThreadStaging *s = marker_staging();
+    if (s == nullptr) return;
+    const char *name = interned_message(s, message, api);
+    if (name == nullptr) return;
+    uint64_t id = take_marker_id(s);
+    msptiActivityFlag flag =
+        stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+    if (!trace_on_stream(stream, id, flag)) return;
+    write_host_marker(s, flag, id, name, domain_name);
+}
+
+mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
+    ThreadStaging *s = marker_staging();
+    if (s == nullptr) return 0;
+    const char *name = interned_message(s, message, api);
+    if (name == nullptr) return 0;
+    uint64_t id = take_marker_id(s);
+    msptiActivityFlag flag =
+        stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_START;
+    if (!trace_on_stream(stream, id, flag)) return 0;
+    if (!range_open(id, stream)) {
+        // The start is recorded, but its end could not be matched: count that end as lost.
+        engine().count_unstaged_drop(kMarker);
+        log(LogLevel::Warning, "mstx: too many open ranges; the end of range %llu will be lost",
+            static_cast<unsigned long long>(id));
+    }
+    write_host_marker(s, flag, id, name, domain_name);
+    return id;
+}
+
+void end_range(mstxRangeId id) {
+    void *stream = nullptr;
+    if (!range_close(id, &stream)) return;  // unknown id: no record, as msPTI
+    ThreadStaging *s = engine().staging();
+    if (s == nullptr) {
+        engine().count_unstaged_drop(kMarker);
+        return;
+    }
+    msptiActivityFlag flag =
+        stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_END;
+    if (!trace_on_stream(stream, id, flag)) return;
+    write_host_marker(s, flag, id, "", "");
+}
+
+}  // namespace
+
+void set_stream_trace(StreamTraceFunc trace) { g_stream_trace.store(trace, std::memory_order_release); }
+
+uint64_t next_marker_id() {
+    ThreadStaging *s = engine().staging();
+    if (s != nullptr) return take_marker_id(s);
+    return g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
+}
+
+void mark(const char *message, aclrtStream stream) {
+    if (!default_domain_enabled()) return;
+    mark_in(kDefaultDomain, message, stream, "mstxMarkA");
+}
+
+mstxRangeId range_start(const char *message, aclrtStream stream) {
+    if (!default_domain_enabled()) return 0;
+    return start_in(kDefaultDomain, message, stream, "mstxRangeStartA");
+}
+
+void range_end(mstxRangeId id) {
+    if (!engine().enabled(kMarker)) return;
+    if (!default_domain_enabled()) {
+        range_close(id, nullptr);  // the end is dropped; forget the range so its slot is reused
+        return;
+    }
+    end_range(id);
+}
+
+mstxDomainHandle_t domain_create(const char *name) { return create_domain(name); }
+
+void domain_destroy(mstxDomainHandle_t domain) { destroy_domain(domain); }
+
+namespace {
+// The domain if it may record now, else nullptr (unknown handles get an error message).
+mstxDomainRegistration_st *recording_domain(mstxDomainHandle_t domain, const char *api) {
+    mstxDomainRegistration_st *d = checked(domain);
+    if (d == nullptr) {
+        fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: %p is not a domain handle", api, static_cast<void *>(domain));
+        return nullptr;
+    }
+    if (!d->enabled.load(std::memory_order_relaxed) || d->destroyed.load(std::memory_order_relaxed)) return nullptr;
+    return d;
+}
+}  // namespace
+
+void domain_mark(mstxDomainHandle_t domain, const char *message, aclrtStream stream) {
+    if (!engine().enabled(kMarker)) return;
+    if (mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainMarkA"))
+        mark_in(d->name, message, stream, "mstxDomainMarkA");
+}
+
+mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, aclrtStream stream) {
+    if (!engine().enabled(kMarker)) return 0;
+    mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainRangeStartA");
+    return d != nullptr ? start_in(d->name, message, stream, "mstxDomainRangeStartA") : 0;
+}
+
+void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id) {
+    if (!engine().enabled(kMarker)) return;
+    if (recording_domain(domain, "mstxDomainRangeEnd") == nullptr) {
+        if (checked(domain) != nullptr) range_close(id, nullptr);  // disabled mid-range: end dropped
+        return;
+    }
+    end_range(id);
+}
+
+}  // namespace mspti::mstx
