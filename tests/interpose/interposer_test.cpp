@@ -255,6 +255,7 @@ TEST_F(Interposer, CallbacksComeInEnterExitPairsWithTheRightIds) {
     aclrtDestroyStream(s2);
     aclrtDestroyContext(ctx);
     aclrtResetDevice(2);
+    HcclCommDestroy(comm);
     struct Expect {
         const char *name;
         msptiCallbackDomain domain;
@@ -409,6 +410,7 @@ TEST_F(Interposer, HcclOpGivesOneRecordWithBandwidthAndNoMarkers) {
     EXPECT_EQ(hccl[0].ds.deviceId, 2u);
     EXPECT_EQ(hccl[0].ds.streamId, stream_id(stream_));
     EXPECT_TRUE(take<msptiActivityMarker>(MSPTI_ACTIVITY_KIND_MARKER).empty());
+    HcclCommDestroy(comm);
 }
 
 TEST_F(Interposer, CollectiveGivesCommunicationAndMatchingApiRecord) {
@@ -430,6 +432,7 @@ TEST_F(Interposer, CollectiveGivesCommunicationAndMatchingApiRecord) {
     EXPECT_LE(comms[0].start, comms[0].end);
     EXPECT_STREQ(apis[0].name, comms[0].name);
     EXPECT_EQ(apis[0].correlationId, comms[0].correlationId);
+    HcclCommDestroy(comm);
 }
 
 TEST_F(Interposer, ThreadsWithOwnStreamsEachGetTheirKernelsInOrder) {

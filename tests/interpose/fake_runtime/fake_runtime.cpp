@@ -11,6 +11,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <vector>
 #include <time.h>
 
 #include "interpose/acl_abi.h"
@@ -142,8 +143,12 @@ struct Comm {
 // vnpu profiler interface ------------------------------------------------------------------
 FAKE_EXPORT int vnpuProfilerRegister(const vnpuProfiler *p) {
     if (p != nullptr && p->structSize < sizeof(vnpuProfiler)) return 1;
-    const vnpuProfiler *copy = p != nullptr ? new vnpuProfiler(*p) : nullptr;  // old tables leak, as the vnpu's
-    g_profiler.store(copy, std::memory_order_release);
+    const vnpuProfiler *copy = p != nullptr ? new vnpuProfiler(*p) : nullptr;
+    // Replaced tables stay alive (a reader may still hold one), kept reachable for leak checkers.
+    static std::mutex retired_mutex;
+    static auto *retired = new std::vector<const vnpuProfiler *>;
+    std::lock_guard<std::mutex> lock(retired_mutex);
+    if (const vnpuProfiler *old = g_profiler.exchange(copy, std::memory_order_acq_rel)) retired->push_back(old);
     return 0;
 }
 FAKE_EXPORT int vnpuStreamTrace(void *stream, uint64_t markId, uint32_t flag) {
@@ -252,6 +257,10 @@ FAKE_EXPORT HcclResult fakeCommCreate(uint32_t ranks, const char *name, HcclComm
     auto *c = new Comm{ranks, {}};
     std::strncpy(c->name, name, sizeof(c->name) - 1);
     *comm = c;
+    return 0;
+}
+FAKE_EXPORT HcclResult HcclCommDestroy(HcclComm comm) {
+    delete static_cast<Comm *>(comm);
     return 0;
 }
 FAKE_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *size) {

@@ -8,4 +8,5 @@ extern "C" {
 aclError fakeNodeOp(void *stream);
 // A communicator of `ranks` ranks in one process, named `name`.
 HcclResult fakeCommCreate(uint32_t ranks, const char *name, HcclComm *comm);
+HcclResult HcclCommDestroy(HcclComm comm);
 }
