@@ -139,6 +139,14 @@ void ActivityEngine::retire_current() {
 }
 
 void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s) {
+    // Delivered counts are summed locally and published once per pass (and before any unlock).
+    uint64_t copied[kKindCount] = {};
+    auto publish = [&] {
+        for (int k = 1; k < kKindCount; ++k) {
+            if (copied[k] != 0) delivered_[k].fetch_add(copied[k], std::memory_order_relaxed);
+            copied[k] = 0;
+        }
+    };
     for (;;) {
         uint64_t tail = s->read_tail();
         uint64_t head = s->read_head();
@@ -150,6 +158,7 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s)
             size_t size = record_size(kind);
             if (current_.data == nullptr || current_.size - current_.valid < size) {
                 s->release_to(tail);
+                publish();
                 if (!obtain_buffer(lock, size)) {
                     // Declined (or too small): drop what this pass holds, counted per kind.
                     uint64_t now_tail = s->read_tail();
@@ -167,9 +176,10 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s)
             }
             std::memcpy(current_.data + current_.valid, bytes, size);
             current_.valid += size;
-            delivered_[kind].fetch_add(1, std::memory_order_relaxed);
+            ++copied[kind];
         }
         if (tail == head) s->release_to(tail);
+        publish();
     }
 }
 
@@ -208,12 +218,30 @@ std::vector<ActivityEngine::ClientBuffer> ActivityEngine::take_completed() {
 void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
     if (batch.empty()) return;
     msptiBuffersCallbackCompleteFunc complete = complete_.load(std::memory_order_acquire);
+    // Buffers are handed back one at a time, in the order they were filled, so a client sees
+    // each thread's records in order and never has two complete callbacks running at once.
+    // The exception: buffers flushed from inside a complete callback are handed back at once
+    // (waiting for our own turn there would deadlock).
+    bool nested = t_in_complete > 0;
     for (const ClientBuffer &b : batch) {
+        if (!nested) {
+            std::unique_lock<std::mutex> lock(consumer_mutex_);
+            delivered_cv_.wait(lock, [&] { return next_delivery_ == b.seq; });
+        }
         ++t_in_complete;
         if (complete != nullptr) complete(b.data, b.size, b.valid);
         --t_in_complete;
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         in_flight_.erase(b.seq);
+        if (b.seq == next_delivery_) {
+            ++next_delivery_;
+            while (!delivered_early_.empty() && *delivered_early_.begin() == next_delivery_) {
+                delivered_early_.erase(delivered_early_.begin());
+                ++next_delivery_;
+            }
+        } else {
+            delivered_early_.insert(b.seq);
+        }
         delivered_cv_.notify_all();
     }
 }

@@ -94,6 +94,8 @@ private:
     std::vector<ClientBuffer> completed_;
     std::set<uint64_t> in_flight_;
     uint64_t next_seq_ = 1;
+    uint64_t next_delivery_ = 1;        // seq of the next buffer to hand back in order
+    std::set<uint64_t> delivered_early_;  // seqs handed back out of order (nested flushes)
     std::condition_variable delivered_cv_;
     uint64_t retired_produced_[kKindCount] = {};
     uint64_t retired_dropped_[kKindCount] = {};
