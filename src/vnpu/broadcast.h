@@ -1,0 +1,63 @@
+// Shape broadcasting and a strided element walk shared by the elementwise kernels.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "tensor.h"
+
+namespace vnpu {
+
+/// NumPy-style broadcast of two shapes; false if incompatible.
+inline bool broadcastShape(const std::vector<int64_t> &a, const std::vector<int64_t> &b, std::vector<int64_t> &out) {
+    const size_t rank = a.size() > b.size() ? a.size() : b.size();
+    out.assign(rank, 1);
+    for (size_t i = 0; i < rank; ++i) {
+        const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+        const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+        if (da != db && da != 1 && db != 1) {
+            return false;
+        }
+        out[i] = da == 1 ? db : da;
+    }
+    return true;
+}
+
+/// Strides of `view` laid over `outDims` (right-aligned), 0 along broadcast dimensions.
+inline std::vector<int64_t> broadcastStrides(const TensorView &view, const std::vector<int64_t> &outDims) {
+    std::vector<int64_t> strides(outDims.size(), 0);
+    const size_t lead = outDims.size() - view.dims.size();
+    for (size_t i = 0; i < view.dims.size(); ++i) {
+        strides[lead + i] = view.dims[i] == 1 ? 0 : view.strides[i];
+    }
+    return strides;
+}
+
+/// Calls fn(offsets) for every element of `dims` in row-major order, with each operand's element offset.
+template <size_t N, class Fn>
+void forEachElement(const std::vector<int64_t> &dims, const std::array<std::vector<int64_t>, N> &strides,
+                    std::array<int64_t, N> offsets, Fn fn) {
+    int64_t total = 1;
+    for (int64_t d : dims) {
+        total *= d;
+    }
+    std::vector<int64_t> index(dims.size(), 0);
+    for (int64_t n = 0; n < total; ++n) {
+        fn(offsets);
+        for (size_t d = dims.size(); d-- > 0;) {
+            for (size_t k = 0; k < N; ++k) {
+                offsets[k] += strides[k][d];
+            }
+            if (++index[d] < dims[d]) {
+                break;
+            }
+            for (size_t k = 0; k < N; ++k) {
+                offsets[k] -= strides[k][d] * dims[d];
+            }
+            index[d] = 0;
+        }
+    }
+}
+
+} // namespace vnpu

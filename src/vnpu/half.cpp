@@ -1,0 +1,127 @@
+// Conversions written from the IEEE-754 layouts: binary32 = 1/8/23, binary16 = 1/5/10, bfloat16 = 1/8/7.
+#include "half.h"
+
+#include <cstring>
+
+#include "acl/acl_base.h"
+#include "export.h"
+
+namespace vnpu {
+namespace {
+
+uint32_t bitsOf(float value) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+float floatOf(uint32_t bits) {
+    float value = 0;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+} // namespace
+
+uint16_t floatToHalf(float value) {
+    const uint32_t bits = bitsOf(value);
+    const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+    const uint32_t exponent = (bits >> 23) & 0xffu;
+    uint32_t mantissa = bits & 0x7fffffu;
+
+    if (exponent == 0xff) {  // Inf or NaN (keep NaNs quiet and non-zero)
+        return static_cast<uint16_t>(sign | 0x7c00u | (mantissa != 0 ? 0x200u | (mantissa >> 13) : 0u));
+    }
+    const int halfExponent = static_cast<int>(exponent) - 127 + 15;
+    if (halfExponent >= 31) {
+        return static_cast<uint16_t>(sign | 0x7c00u);  // overflow to infinity
+    }
+    if (halfExponent <= 0) {  // subnormal half or zero
+        if (halfExponent < -10) {
+            return sign;
+        }
+        mantissa |= 0x800000u;  // implicit leading one
+        const int shift = 14 - halfExponent;
+        uint32_t half = mantissa >> shift;
+        const uint32_t remainder = mantissa & ((1u << shift) - 1);
+        const uint32_t halfway = 1u << (shift - 1);
+        if (remainder > halfway || (remainder == halfway && (half & 1u) != 0)) {
+            ++half;
+        }
+        return static_cast<uint16_t>(sign | half);
+    }
+    uint32_t half = (static_cast<uint32_t>(halfExponent) << 10) | (mantissa >> 13);
+    const uint32_t remainder = mantissa & 0x1fffu;
+    if (remainder > 0x1000u || (remainder == 0x1000u && (half & 1u) != 0)) {
+        ++half;  // may carry into the exponent, correctly rounding up to infinity
+    }
+    return static_cast<uint16_t>(sign | half);
+}
+
+float halfToFloat(uint16_t bits) {
+    const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+    const uint32_t exponent = (bits >> 10) & 0x1fu;
+    uint32_t mantissa = bits & 0x3ffu;
+    if (exponent == 0x1f) {
+        return floatOf(sign | 0x7f800000u | (mantissa << 13));
+    }
+    if (exponent == 0) {
+        if (mantissa == 0) {
+            return floatOf(sign);
+        }
+        int e = -1;  // normalise the subnormal
+        do {
+            ++e;
+            mantissa <<= 1;
+        } while ((mantissa & 0x400u) == 0);
+        return floatOf(sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mantissa & 0x3ffu) << 13));
+    }
+    return floatOf(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+}
+
+uint16_t floatToBf16(float value) {
+    const uint32_t bits = bitsOf(value);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) {
+        return static_cast<uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
+    }
+    const uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
+    return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+float bf16ToFloat(uint16_t bits) { return floatOf(static_cast<uint32_t>(bits) << 16); }
+
+} // namespace vnpu
+
+extern "C" {
+
+VNPU_EXPORT aclFloat16 aclFloatToFloat16(float value) { return vnpu::floatToHalf(value); }
+
+VNPU_EXPORT float aclFloat16ToFloat(aclFloat16 value) { return vnpu::halfToFloat(value); }
+
+VNPU_EXPORT size_t aclDataTypeSize(aclDataType dataType) {
+    switch (dataType) {
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_BOOL:
+    case ACL_HIFLOAT8:
+    case ACL_FLOAT8_E5M2:
+    case ACL_FLOAT8_E4M3FN:
+    case ACL_FLOAT8_E8M0: return 1;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16: return 2;
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32:
+    case ACL_COMPLEX32: return 4;
+    case ACL_INT64:
+    case ACL_UINT64:
+    case ACL_DOUBLE:
+    case ACL_COMPLEX64: return 8;
+    case ACL_COMPLEX128: return 16;
+    default: return 0;
+    }
+}
+
+} // extern "C"

@@ -1,0 +1,276 @@
+// Communicator management: HcclCommInitAll (ranks are threads of this process, heap arena),
+// HcclGetRootInfo + HcclCommInitRootInfo (ranks are processes, shared-memory arena named by the root info).
+#include "hccl_comm.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <new>
+#include <set>
+
+#include "acl/acl.h"
+#include "export.h"
+#include "hccl/hccl.h"
+#include "runtime.h"
+
+namespace vnpu::hccl {
+namespace {
+
+constexpr uint64_t kInProcessSlotBytes = 4ULL << 20;
+constexpr uint64_t kInProcessP2pBytes = 256ULL << 10;
+constexpr char kRootInfoMagic[8] = {'V', 'N', 'P', 'U', 'R', 'O', 'O', 'T'};
+
+/// What HcclGetRootInfo writes into HcclRootInfo::internal.
+struct RootInfoPayload {
+    char magic[8];
+    char shmName[64];
+    char commName[128];
+};
+static_assert(sizeof(RootInfoPayload) <= HCCL_ROOT_INFO_BYTES);
+
+std::atomic<uint32_t> g_commCounter{0};
+std::atomic<int32_t> g_deterministic{0};
+
+uint64_t realtimeNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::shared_ptr<Arena> makeHeapArena(uint32_t nRanks) {
+    const size_t bytes = arenaBytes(nRanks, kInProcessSlotBytes, kInProcessP2pBytes);
+    void *memory = ::operator new(bytes, std::align_val_t{64});
+    initArena(memory, nRanks, kInProcessSlotBytes, kInProcessP2pBytes);
+    return std::make_shared<Arena>(memory, [memory] {
+        auto *header = static_cast<ArenaHeader *>(memory);
+        pthread_cond_destroy(&header->cv);
+        pthread_mutex_destroy(&header->mu);
+        ::operator delete(memory, std::align_val_t{64});
+    });
+}
+
+int32_t currentDeviceOr(int32_t fallback) {
+    int32_t device = 0;
+    return aclrtGetDevice(&device) == ACL_SUCCESS ? device : fallback;
+}
+
+} // namespace
+
+HandleRegistry<Communicator> &communicators() {
+    static auto *registry = new HandleRegistry<Communicator>;
+    return *registry;
+}
+
+HcclResult findCommunicator(const void *handle, std::shared_ptr<Communicator> &out) {
+    if (handle == nullptr) {
+        return HCCL_E_PTR;
+    }
+    out = communicators().find(handle);
+    return out ? HCCL_SUCCESS : HCCL_E_PARA;
+}
+
+std::string makeCommName() {
+    const uint32_t n = g_commCounter.fetch_add(1);
+    const unsigned long long stamp = (realtimeNs() / 1000ULL + static_cast<uint64_t>(getpid()) * 7919ULL + n) %
+                                     10000000000000000ULL;
+    char name[128];
+    std::snprintf(name, sizeof name, "127.0.0.1%%lo_%u_%u_%016llu", 60000U + n % 5000U, n, stamp);
+    return name;
+}
+
+} // namespace vnpu::hccl
+
+using namespace vnpu::hccl;
+
+extern "C" {
+
+VNPU_EXPORT HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms) {
+    if (devices == nullptr || comms == nullptr) {
+        return HCCL_E_PTR;
+    }
+    if (ndev == 0 || ndev > kMaxRanks) {
+        return HCCL_E_PARA;
+    }
+    std::set<int32_t> seen;
+    for (uint32_t i = 0; i < ndev; ++i) {
+        if (vnpu::Runtime::get().device(devices[i]) == nullptr || !seen.insert(devices[i]).second) {
+            return HCCL_E_PARA;
+        }
+    }
+    auto arena = makeHeapArena(ndev);
+    const std::string name = makeCommName();
+    for (uint32_t i = 0; i < ndev; ++i) {
+        auto comm = std::make_shared<Communicator>();
+        comm->arena = arena;
+        comm->rank = i;
+        comm->rankSize = ndev;
+        comm->deviceId = devices[i];
+        comm->name = name;
+        comms[i] = communicators().add(std::move(comm));
+    }
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo) {
+    if (rootInfo == nullptr) {
+        return HCCL_E_PTR;
+    }
+    RootInfoPayload payload{};
+    std::memcpy(payload.magic, kRootInfoMagic, sizeof payload.magic);
+    const uint32_t n = g_commCounter.load();
+    std::snprintf(payload.shmName, sizeof payload.shmName, "/vnpu_hccl_%d_%u_%llu", static_cast<int>(getpid()), n,
+                  static_cast<unsigned long long>(realtimeNs() % 1000000000000ULL));
+    const std::string name = makeCommName();
+    std::snprintf(payload.commName, sizeof payload.commName, "%s", name.c_str());
+    std::memset(rootInfo->internal, 0, sizeof rootInfo->internal);
+    std::memcpy(rootInfo->internal, &payload, sizeof payload);
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
+                                            HcclComm *comm) {
+    if (rootInfo == nullptr || comm == nullptr) {
+        return HCCL_E_PTR;
+    }
+    RootInfoPayload payload{};
+    std::memcpy(&payload, rootInfo->internal, sizeof payload);
+    if (nRanks == 0 || nRanks > kMaxRanks || rank >= nRanks ||
+        std::memcmp(payload.magic, kRootInfoMagic, sizeof payload.magic) != 0) {
+        return HCCL_E_PARA;
+    }
+    payload.shmName[sizeof payload.shmName - 1] = '\0';
+    payload.commName[sizeof payload.commName - 1] = '\0';
+    std::shared_ptr<Arena> arena;
+    bool creator = false;
+    HcclResult rc = openSharedArena(payload.shmName, nRanks, arena, creator);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    rc = arena->join(rank, connectTimeoutNs());
+    // Every rank has mapped the arena once all joined (or it failed): the name is no longer needed.
+    unlinkSharedArena(payload.shmName);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    auto created = std::make_shared<Communicator>();
+    created->arena = std::move(arena);
+    created->rank = rank;
+    created->rankSize = nRanks;
+    created->deviceId = currentDeviceOr(static_cast<int32_t>(rank % vnpu::Runtime::get().deviceCount()));
+    created->name = payload.commName;
+    *comm = communicators().add(std::move(created));
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
+                                                  const HcclCommConfig *config, HcclComm *comm) {
+    (void)config;  // buffer size and determinism do not change the virtual transport
+    return HcclCommInitRootInfo(nRanks, rootInfo, rank, comm);
+}
+
+VNPU_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm) {
+    (void)clusterInfo, (void)rank, (void)comm;
+    return HCCL_E_NOT_SUPPORT;  // rank tables describe real servers; use root info instead
+}
+
+VNPU_EXPORT HcclResult HcclCommDestroy(HcclComm comm) {
+    if (comm == nullptr) {
+        return HCCL_E_PTR;
+    }
+    // Queued collectives hold their own reference, so they still complete.
+    return communicators().remove(comm) ? HCCL_SUCCESS : HCCL_E_PARA;
+}
+
+VNPU_EXPORT HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize) {
+    std::shared_ptr<Communicator> found;
+    HcclResult rc = findCommunicator(comm, found);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    if (rankSize == nullptr) {
+        return HCCL_E_PTR;
+    }
+    *rankSize = found->rankSize;
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank) {
+    std::shared_ptr<Communicator> found;
+    HcclResult rc = findCommunicator(comm, found);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    if (rank == nullptr) {
+        return HCCL_E_PTR;
+    }
+    *rank = found->rank;
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT HcclResult HcclGetCommName(HcclComm comm, char *commName) {
+    std::shared_ptr<Communicator> found;
+    HcclResult rc = findCommunicator(comm, found);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    if (commName == nullptr) {
+        return HCCL_E_PTR;
+    }
+    std::snprintf(commName, COMM_NAME_MAX_LENGTH, "%s", found->name.c_str());
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError) {
+    std::shared_ptr<Communicator> found;
+    HcclResult rc = findCommunicator(comm, found);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    if (asyncError == nullptr) {
+        return HCCL_E_PTR;
+    }
+    *asyncError = static_cast<HcclResult>(found->asyncError.load());
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT const char *HcclGetErrorString(HcclResult code) {
+    switch (code) {
+    case HCCL_SUCCESS: return "success";
+    case HCCL_E_PARA: return "parameter error";
+    case HCCL_E_PTR: return "empty pointer";
+    case HCCL_E_MEMORY: return "memory error";
+    case HCCL_E_INTERNAL: return "internal error";
+    case HCCL_E_NOT_SUPPORT: return "not support feature";
+    case HCCL_E_NOT_FOUND: return "not found specific resource";
+    case HCCL_E_UNAVAIL: return "resource unavailable";
+    case HCCL_E_SYSCALL: return "call system interface error";
+    case HCCL_E_TIMEOUT: return "timeout";
+    case HCCL_E_RUNTIME: return "call runtime api fail";
+    default: return "unknown error";
+    }
+}
+
+VNPU_EXPORT HcclResult HcclSetConfig(HcclConfig config, HcclConfigValue configValue) {
+    if (config != HCCL_DETERMINISTIC || configValue.value < 0 || configValue.value > 1) {
+        return HCCL_E_PARA;
+    }
+    g_deterministic.store(configValue.value);  // reductions are always deterministic here
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT HcclResult HcclGetConfig(HcclConfig config, HcclConfigValue *configValue) {
+    if (configValue == nullptr) {
+        return HCCL_E_PTR;
+    }
+    if (config != HCCL_DETERMINISTIC) {
+        return HCCL_E_PARA;
+    }
+    configValue->value = g_deterministic.load();
+    return HCCL_SUCCESS;
+}
+
+} // extern "C"

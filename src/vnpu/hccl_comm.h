@@ -1,0 +1,36 @@
+// A communicator handle: one rank's view of a shared arena.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "handle_registry.h"
+#include "hccl_arena.h"
+
+namespace vnpu::hccl {
+
+struct Communicator {
+    std::shared_ptr<Arena> arena;
+    uint32_t rank = 0;
+    uint32_t rankSize = 0;
+    int32_t deviceId = 0;
+    std::string name;  // identical on every rank
+    std::atomic<int> asyncError{HCCL_SUCCESS};
+};
+
+HandleRegistry<Communicator> &communicators();
+
+/// Resolves a comm handle: HCCL_E_PTR for NULL, HCCL_E_PARA for an unknown handle.
+HcclResult findCommunicator(const void *handle, std::shared_ptr<Communicator> &out);
+
+/// A realistic, process-unique communicator name: <ip>%<iface>_<port>_<n>_<16 digits>.
+std::string makeCommName();
+
+/// Multi-process transport: creates or opens the POSIX shared-memory arena called `shmName`.
+HcclResult openSharedArena(const char *shmName, uint32_t nRanks, std::shared_ptr<Arena> &out, bool &creator);
+/// Removes the arena's name once every rank has mapped it.
+void unlinkSharedArena(const char *shmName);
+
+} // namespace vnpu::hccl

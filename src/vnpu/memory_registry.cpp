@@ -1,0 +1,61 @@
+#include "memory_registry.h"
+
+#include <mutex>
+
+namespace vnpu {
+
+MemoryRegistry &MemoryRegistry::get() {
+    static auto *registry = new MemoryRegistry;  // leaked: usable by workers during exit
+    return *registry;
+}
+
+void MemoryRegistry::add(const Allocation &allocation) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    blocks_[allocation.base] = allocation;
+}
+
+std::optional<Allocation> MemoryRegistry::remove(const void *base, MemoryKind kind) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    auto it = blocks_.find(reinterpret_cast<uintptr_t>(base));
+    if (it == blocks_.end() || it->second.kind != kind) {
+        return std::nullopt;
+    }
+    Allocation found = it->second;
+    blocks_.erase(it);
+    return found;
+}
+
+std::optional<Allocation> MemoryRegistry::find(const void *p) const {
+    const auto address = reinterpret_cast<uintptr_t>(p);
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    auto it = blocks_.upper_bound(address);
+    if (it == blocks_.begin()) {
+        return std::nullopt;
+    }
+    --it;
+    const Allocation &block = it->second;
+    if (address - block.base < block.size) {
+        return block;
+    }
+    return std::nullopt;
+}
+
+bool MemoryRegistry::contains(const void *p, size_t bytes, MemoryKind kind) const {
+    auto block = find(p);
+    if (!block || block->kind != kind) {
+        return false;
+    }
+    const uintptr_t offset = reinterpret_cast<uintptr_t>(p) - block->base;
+    return bytes <= block->size - offset;
+}
+
+bool MemoryRegistry::containsAny(const void *p, size_t bytes) const {
+    auto block = find(p);
+    if (!block) {
+        return false;
+    }
+    const uintptr_t offset = reinterpret_cast<uintptr_t>(p) - block->base;
+    return bytes <= block->size - offset;
+}
+
+} // namespace vnpu

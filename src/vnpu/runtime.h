@@ -1,0 +1,81 @@
+// Process-wide state of the virtual NPU: devices, contexts, the handle registries, the thread's current
+// context, and the cancellation epoch that lets aclFinalize interrupt tasks blocked on other streams.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "acl/acl_base.h"
+#include "handle_registry.h"
+#include "stream.h"
+
+namespace vnpu {
+
+class Event;
+
+/// A context: a device binding with its own default stream and the streams created in it.
+class Context {
+public:
+    Context(int32_t device, bool implicitDefault) : deviceId(device), isDefault(implicitDefault) {}
+    const int32_t deviceId;
+    const bool isDefault;
+    std::shared_ptr<Stream> defaultStream;
+
+    std::mutex mu;
+    std::vector<std::shared_ptr<Stream>> streams;  // created by aclrtCreateStream in this context
+};
+
+struct Device {
+    int32_t id = 0;
+    std::mutex mu;
+    int refCount = 0;                         // aclrtSetDevice - aclrtResetDevice
+    std::shared_ptr<Context> defaultContext;  // exists while refCount > 0
+    std::atomic<uint32_t> nextStreamId{0};
+    std::atomic<uint64_t> usedBytes{0};
+};
+
+class Runtime {
+public:
+    static Runtime &get();
+
+    uint32_t deviceCount() const { return static_cast<uint32_t>(devices_.size()); }
+    /// nullptr for an id outside [0, count).
+    Device *device(int32_t id);
+    uint64_t deviceMemoryBytes() const { return deviceMemoryBytes_; }
+
+    /// Creates and registers a context with its default stream.
+    std::shared_ptr<Context> createContext(int32_t deviceId, bool isDefault);
+    /// Unregisters the context and shuts down its streams (running what they still hold).
+    void destroyContext(const std::shared_ptr<Context> &context);
+    std::shared_ptr<Stream> createStream(const std::shared_ptr<Context> &context);
+    void destroyStream(const std::shared_ptr<Stream> &stream);
+    /// Destroys every context and resets every device (aclFinalize).
+    void releaseAll();
+
+    /// Bumped by aclFinalize (and at exit): tasks blocked waiting for other streams or ranks give up.
+    uint64_t cancelEpoch() const { return cancelEpoch_.load(std::memory_order_acquire); }
+    void cancelBlockedTasks() { cancelEpoch_.fetch_add(1, std::memory_order_acq_rel); }
+
+    HandleRegistry<Context> contexts;
+    HandleRegistry<Stream> streams;
+    HandleRegistry<Event> events;
+
+private:
+    Runtime();
+    std::vector<std::unique_ptr<Device>> devices_;
+    uint64_t deviceMemoryBytes_;
+    std::atomic<uint64_t> cancelEpoch_{0};
+};
+
+/// The calling thread's current context (its handle may be stale: always resolve through currentContext()).
+void setCurrentContextHandle(void *handle);
+void *currentContextHandle();
+/// Resolves the thread's current context; ACL_ERROR_RT_CONTEXT_NULL if none.
+aclError currentContext(std::shared_ptr<Context> &out);
+/// Resolves a stream handle; NULL means the current context's default stream.
+aclError resolveStream(const void *handle, std::shared_ptr<Stream> &out);
+
+} // namespace vnpu

@@ -1,0 +1,60 @@
+// A stream: an in-order queue of tasks run by one worker thread (started at the first enqueue).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace vnpu {
+
+class Context;
+
+// Always owned by a shared_ptr: the worker thread holds one while it runs, so a stream destroyed from one
+// of its own tasks stays alive until its loop ends.
+class Stream : public std::enable_shared_from_this<Stream> {
+public:
+    using Task = std::function<void()>;
+
+    Stream(int32_t deviceId, uint32_t streamId, const Context *owner);
+    ~Stream();
+    Stream(const Stream &) = delete;
+    Stream &operator=(const Stream &) = delete;
+
+    int32_t deviceId() const { return deviceId_; }
+    uint32_t id() const { return id_; }
+    const Context *owner() const { return owner_; }
+
+    /// Appends a task; returns its sequence number (>= 1), or 0 if the stream is shut down.
+    uint64_t enqueue(Task task);
+    /// Blocks until the task with sequence number `seq` (and all before it) has run.
+    void waitFor(uint64_t seq);
+    /// Blocks until every task enqueued before the call has run.
+    void synchronize();
+    /// True if every task enqueued so far has run.
+    bool idle();
+    /// Runs the remaining tasks, then stops the worker. Idempotent. Safe to call from the worker itself.
+    void shutdown();
+
+private:
+    void workerLoop();
+    bool onWorker() const { return worker_.get_id() == std::this_thread::get_id(); }
+
+    const int32_t deviceId_;
+    const uint32_t id_;
+    const Context *const owner_;
+
+    std::mutex mu_;
+    std::condition_variable workCv_;
+    std::condition_variable doneCv_;
+    std::deque<Task> queue_;
+    uint64_t enqueued_ = 0;
+    uint64_t completed_ = 0;
+    bool stopping_ = false;
+    std::thread worker_;
+};
+
+} // namespace vnpu

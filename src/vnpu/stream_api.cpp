@@ -1,0 +1,118 @@
+// Stream API: create/destroy/synchronise, ids, host functions, and the profiling trace tasks.
+#include "acl/acl.h"
+#include "export.h"
+#include "profiler_hooks.h"
+#include "runtime.h"
+#include "vnpu/vnpu_profiler.h"
+
+using vnpu::Runtime;
+
+extern "C" {
+
+VNPU_EXPORT aclError aclrtCreateStream(aclrtStream *stream) {
+    VNPU_ACL_SPAN("aclrtCreateStream");
+    if (stream == nullptr) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    std::shared_ptr<vnpu::Context> context;
+    aclError rc = vnpu::currentContext(context);
+    if (rc != ACL_SUCCESS) {
+        return rc;
+    }
+    *stream = Runtime::get().createStream(context).get();
+    return ACL_SUCCESS;
+}
+
+VNPU_EXPORT aclError aclrtDestroyStream(aclrtStream stream) {
+    VNPU_ACL_SPAN("aclrtDestroyStream");
+    if (stream == nullptr) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    auto found = Runtime::get().streams.find(stream);
+    if (!found) {
+        return ACL_ERROR_INVALID_RESOURCE_HANDLE;
+    }
+    Runtime::get().destroyStream(found);  // runs what is still queued first
+    return ACL_SUCCESS;
+}
+
+VNPU_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream) {
+    VNPU_ACL_SPAN("aclrtSynchronizeStream");
+    std::shared_ptr<vnpu::Stream> target;
+    aclError rc = vnpu::resolveStream(stream, target);
+    if (rc != ACL_SUCCESS) {
+        return rc;
+    }
+    target->synchronize();
+    return ACL_SUCCESS;
+}
+
+VNPU_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId) {
+    if (streamId == nullptr) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    std::shared_ptr<vnpu::Stream> target;
+    aclError rc = vnpu::resolveStream(stream, target);
+    if (rc != ACL_SUCCESS) {
+        return rc;
+    }
+    *streamId = static_cast<int32_t>(target->id());
+    return ACL_SUCCESS;
+}
+
+VNPU_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args) {
+    VNPU_ACL_SPAN("aclrtLaunchHostFunc");
+    if (fn == nullptr) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    std::shared_ptr<vnpu::Stream> target;
+    aclError rc = vnpu::resolveStream(stream, target);
+    if (rc != ACL_SUCCESS) {
+        return rc;
+    }
+    return target->enqueue([fn, args] { fn(args); }) != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
+}
+
+// CANN's device marker task. Its payload layout is Ascend-specific, so the virtual NPU only keeps the
+// stream-order point; profilers get device markers through vnpuStreamTrace instead.
+VNPU_EXPORT aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream stream) {
+    if (userdata == nullptr || length <= 0) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    std::shared_ptr<vnpu::Stream> target;
+    aclError rc = vnpu::resolveStream(stream, target);
+    if (rc != ACL_SUCCESS) {
+        return rc;
+    }
+    return target->enqueue([] {}) != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
+}
+
+VNPU_EXPORT int vnpuStreamTrace(void *stream, uint64_t markId, uint32_t flag) {
+    std::shared_ptr<vnpu::Stream> target;
+    aclError rc = vnpu::resolveStream(stream, target);
+    if (rc != ACL_SUCCESS) {
+        return rc;
+    }
+    const auto deviceId = static_cast<uint32_t>(target->deviceId());
+    const uint32_t streamId = target->id();
+    uint64_t seq = target->enqueue([markId, flag, deviceId, streamId] {
+        vnpu::profiler::streamTraceReached(markId, flag, deviceId, streamId, vnpu::profiler::nowNs());
+    });
+    return seq != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
+}
+
+VNPU_EXPORT int vnpuStreamGetIds(void *stream, uint32_t *deviceId, uint32_t *streamId) {
+    if (deviceId == nullptr || streamId == nullptr) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    std::shared_ptr<vnpu::Stream> target;
+    aclError rc = vnpu::resolveStream(stream, target);
+    if (rc != ACL_SUCCESS) {
+        return rc;
+    }
+    *deviceId = static_cast<uint32_t>(target->deviceId());
+    *streamId = target->id();
+    return ACL_SUCCESS;
+}
+
+} // extern "C"
