@@ -4,9 +4,8 @@
  *
  * Each monitor collects one kind of data. Lifecycle: create, start(callback), run the workload,
  * stop(). Several monitors may run at once, several of the same kind included: each receives
- * every record of its kind. Callbacks run on the library's delivery thread (or on a thread calling
- * flush_all()/stop()), one at a time, never under a lock of this library, and may call any method
- * here, stop() included. An exception escaping a callback is reported, counted in stats(), and
+ * every record of its kind. Callbacks run on this library's delivery thread, one at a time, never
+ * under a lock of this library, and may call any method here, stop() included. An exception escaping a callback is reported, counted in stats(), and
  * delivery goes on.
  *
  * Because this layer uses only the public C ABI, it runs on any msPTI-compatible libmspti.so.
@@ -15,6 +14,7 @@
 #define MSPTI_MONITOR_H
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -73,6 +73,39 @@ public:
     virtual ~BatchCallback() = default;
     /** @brief Called once per block; `batch` is valid only during the call. */
     virtual void on_batch(const RecordBatch &batch) = 0;
+};
+
+/**
+ * @brief Hooks a language binding installs so that the delivery thread joins its runtime once
+ *        (Python thread state, JVM attach), not once per callback.
+ *
+ * All callbacks run on one delivery thread owned by this library (a thread calling flush_all() or
+ * stop() only waits for it). on_thread_start() runs on that thread before its first callback,
+ * on_thread_end() after its last, before the thread exits.
+ */
+class DeliveryThreadHooks {
+public:
+    virtual ~DeliveryThreadHooks() = default;
+    /** @brief Runs on the delivery thread when it starts. */
+    virtual void on_thread_start() = 0;
+    /** @brief Runs on the delivery thread just before it exits. */
+    virtual void on_thread_end() = 0;
+};
+
+/**
+ * @brief Installs the hooks (NULL removes them). Call before any monitor starts; the object must
+ *        outlive every monitor. Takes effect for delivery threads started afterwards.
+ */
+void set_delivery_thread_hooks(DeliveryThreadHooks *hooks);
+
+/**
+ * @brief Thrown by a binding's callback adapter after it has reported a user exception itself
+ *        (with the language's own traceback): the monitor counts it without reporting it again.
+ */
+class CallbackErrorReported : public std::exception {
+public:
+    /** @brief Fixed text. */
+    const char *what() const noexcept override { return "callback raised an exception (already reported)"; }
 };
 
 /**
