@@ -39,8 +39,11 @@ extern "C" {
 #define PACKED_ALIGNMENT __attribute__((__packed__)) __attribute__((aligned(ACTIVITY_STRUCT_ALIGNMENT)))
 #define END_PACKED_ALIGNMENT
 #else
+/** @brief Opens the block of packed record structs (compiler-specific). */
 #define START_PACKED_ALIGNMENT
+/** @brief Packs a record struct and aligns it to ::ACTIVITY_STRUCT_ALIGNMENT (compiler-specific). */
 #define PACKED_ALIGNMENT
+/** @brief Closes the block of packed record structs (compiler-specific). */
 #define END_PACKED_ALIGNMENT
 #endif
 
@@ -160,11 +163,11 @@ typedef union PACKED_ALIGNMENT {
     struct {
         uint32_t processId; /**< Process id (host records). */
         uint32_t threadId;  /**< Thread id (host records). */
-    } pt;
+    } pt;                   /**< Host records: process and thread. */
     struct {
         uint32_t deviceId;  /**< Device id (device records). */
         uint32_t streamId;  /**< Stream id (device records). */
-    } ds;
+    } ds;                   /**< Device records: device and stream. */
 } msptiObjectId;
 
 /** @brief ::MSPTI_ACTIVITY_KIND_MARKER: one half of a mark or range, host or device. */
@@ -187,7 +190,7 @@ typedef struct PACKED_ALIGNMENT {
     struct {
         uint32_t processId; /**< Calling process. */
         uint32_t threadId;  /**< Calling thread. */
-    } pt;
+    } pt;                   /**< Caller. */
     uint64_t correlationId; /**< Joins the records this call caused. */
     const char *name;       /**< API name. */
 } msptiActivityApi;
@@ -200,7 +203,7 @@ typedef struct PACKED_ALIGNMENT {
     struct {
         uint32_t deviceId;  /**< Device. */
         uint32_t streamId;  /**< Stream. */
-    } ds;
+    } ds;                   /**< Where it ran. */
     uint64_t correlationId; /**< Equals the correlationId of the API record that launched it. */
     const char *type;       /**< Kernel type, e.g. "KERNEL_AIVEC", "KERNEL_AICORE". */
     const char *name;       /**< Kernel name. */
@@ -214,7 +217,7 @@ typedef struct PACKED_ALIGNMENT {
     struct {
         uint32_t deviceId;  /**< Device. */
         uint32_t streamId;  /**< Stream. */
-    } ds;
+    } ds;                   /**< Where it ran. */
     double bandWidth;       /**< Bytes moved per ns (GB/s, 1 GB = 1e9 B); 0 when unknown. */
     const char *name;       /**< HCCL function name, e.g. "HcclAllReduce". */
     const char *commName;   /**< Communicator name. */
@@ -277,7 +280,7 @@ typedef struct PACKED_ALIGNMENT {
     struct {
         uint32_t deviceId;  /**< Device. */
         uint32_t streamId;  /**< Stream. */
-    } ds;
+    } ds;                   /**< Where it ran. */
     uint64_t start;          /**< Start on the device, ns since the Unix epoch. */
     uint64_t end;            /**< End on the device, ns since the Unix epoch. */
     const char *algType;     /**< Algorithm name. */
@@ -302,6 +305,10 @@ typedef void (*msptiBuffersCallbackRequestFunc)(uint8_t **buffer, size_t *size, 
 
 /**
  * @brief Called when a buffer is handed back. The library no longer touches it afterwards.
+ *
+ * Runs on the library's worker thread or on a thread calling msptiActivityFlushAll(), with no
+ * library lock held, so it may call any msPTI function. Buffers come back one at a time, in the
+ * order they were filled (only buffers flushed from inside this callback bypass that order).
  * @param buffer The buffer as requested.
  * @param size Its size as the request callback reported it.
  * @param validSize Bytes of records in it (walk them with msptiActivityGetNextRecord()).
@@ -363,8 +370,9 @@ msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBy
 /**
  * @brief Hands every record collected before this call to the complete callback, partly filled buffers included.
  *
- * Returns after those complete callbacks have returned (except ones running on the calling thread,
- * when called from inside a complete callback). May be called from inside a callback.
+ * Returns after the complete callbacks for those buffers have returned. From inside a complete
+ * callback it hands back what it collected without waiting for other deliveries (which could
+ * deadlock).
  * @param flag Reserved; ignored.
  * @return ::MSPTI_SUCCESS.
  */

@@ -83,6 +83,8 @@ int vnpuProfilerRegister(const vnpuProfiler *profiler);
  * @brief Enqueues a trace task on a stream (the analogue of CANN's aclrtProfTrace): when the stream reaches it,
  *        onStreamTrace(markId, flag, ...) fires with the time it was reached.
  * @param stream An aclrtStream, or NULL for the current device's default stream.
+ * @param markId Marker id handed back to onStreamTrace.
+ * @param flag Marker flag (an msptiActivityFlag value) handed back to onStreamTrace.
  * @return 0 (ACL_SUCCESS) or an ACL error code for a bad stream.
  */
 int vnpuStreamTrace(void *stream, uint64_t markId, uint32_t flag);
@@ -90,6 +92,8 @@ int vnpuStreamTrace(void *stream, uint64_t markId, uint32_t flag);
 /**
  * @brief Device and stream ids of a stream.
  * @param stream An aclrtStream, or NULL for the current device's default stream.
+ * @param[out] deviceId Receives the device id.
+ * @param[out] streamId Receives the stream id.
  * @return 0 (ACL_SUCCESS) or an ACL error code for a bad stream or NULL outputs.
  */
 int vnpuStreamGetIds(void *stream, uint32_t *deviceId, uint32_t *streamId);

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 /** @cond MSTX_INTERNAL */
 
@@ -35,6 +36,16 @@ typedef struct {
     mstxFuncPointer *domainTable[MSTX_API_CORE2_SIZE];
 } mstxContext_t;
 
+/* What the tool writes during initialisation; published slot by slot once it returns, so a
+ * concurrent caller sees either the initialiser (and waits) or the final function, never a
+ * half-initialised table. */
+typedef struct {
+    mstxFuncPointer core[MSTX_API_CORE_SIZE];
+    mstxFuncPointer domain[MSTX_API_CORE2_SIZE];
+} mstxStagedTable_t;
+
+MSTX_SHARED mstxStagedTable_t mstxStaged;
+
 MSTX_SHARED void mstxInitOnce(void);
 MSTX_SHARED void mstxMarkA_init(const char *message, aclrtStream stream);
 MSTX_SHARED mstxRangeId mstxRangeStartA_init(const char *message, aclrtStream stream);
@@ -55,31 +66,28 @@ MSTX_SHARED mstxContext_t mstxContext = {
     { NULL }, { NULL }
 };
 
-#define MSTX_LOAD(slot) __atomic_load_n(&mstxContext.slot, __ATOMIC_ACQUIRE)
+/* A slot changes once, from its initialiser to the tool's function (or NULL); either value is
+ * valid to call, so a relaxed load is enough (on x86-64 and Arm it is a plain load). */
+#define MSTX_LOAD(slot) __atomic_load_n(&mstxContext.slot, __ATOMIC_RELAXED)
 
 MSTX_SHARED int mstxGetModuleFuncTable(mstxFuncModule module, mstxFuncTable *outTable, unsigned int *outSize)
 {
+    unsigned int i;
     if (outTable == NULL || outSize == NULL) {
         return MSTX_FAIL;
     }
     switch (module) {
     case MSTX_API_MODULE_CORE:
-        mstxContext.coreTable[MSTX_API_CORE_INVALID] = NULL;
-        mstxContext.coreTable[MSTX_API_CORE_MARK_A] = (mstxFuncPointer *)&mstxContext.markA;
-        mstxContext.coreTable[MSTX_API_CORE_RANGE_START_A] = (mstxFuncPointer *)&mstxContext.rangeStartA;
-        mstxContext.coreTable[MSTX_API_CORE_RANGE_END] = (mstxFuncPointer *)&mstxContext.rangeEnd;
-        mstxContext.coreTable[MSTX_API_CORE_GET_TOOL_ID] = (mstxFuncPointer *)&mstxContext.getToolId;
+        for (i = 0; i < MSTX_API_CORE_SIZE; ++i) {
+            mstxContext.coreTable[i] = i == 0 ? NULL : &mstxStaged.core[i];
+        }
         *outTable = mstxContext.coreTable;
         *outSize = MSTX_API_CORE_SIZE;
         return MSTX_SUCCESS;
     case MSTX_API_MODULE_CORE_DOMAIN:
-        mstxContext.domainTable[MSTX_API_CORE2_INVALID] = NULL;
-        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_CREATE_A] = (mstxFuncPointer *)&mstxContext.domainCreateA;
-        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_DESTROY] = (mstxFuncPointer *)&mstxContext.domainDestroy;
-        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_MARK_A] = (mstxFuncPointer *)&mstxContext.domainMarkA;
-        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_RANGE_START_A] =
-            (mstxFuncPointer *)&mstxContext.domainRangeStartA;
-        mstxContext.domainTable[MSTX_API_CORE2_DOMAIN_RANGE_END] = (mstxFuncPointer *)&mstxContext.domainRangeEnd;
+        for (i = 0; i < MSTX_API_CORE2_SIZE; ++i) {
+            mstxContext.domainTable[i] = i == 0 ? NULL : &mstxStaged.domain[i];
+        }
         *outTable = mstxContext.domainTable;
         *outSize = MSTX_API_CORE2_SIZE;
         return MSTX_SUCCESS;
@@ -99,17 +107,24 @@ MSTX_SHARED mstxInitInjectionFunc mstxFindInjection(void)
     return (mstxInitInjectionFunc)dlsym(MSTX_RTLD_DEFAULT, "InitInjectionMstx");
 }
 
-MSTX_SHARED void mstxClearTable(void)
+#define MSTX_PUBLISH(slot, value) __atomic_store_n(&mstxContext.slot, (value), __ATOMIC_RELEASE)
+
+/* Moves what the tool wrote (or NULL everywhere, for a failed or missing tool) into the live slots. */
+MSTX_SHARED void mstxPublishTable(int ok)
 {
-    mstxContext.markA = NULL;
-    mstxContext.rangeStartA = NULL;
-    mstxContext.rangeEnd = NULL;
-    mstxContext.getToolId = NULL;
-    mstxContext.domainCreateA = NULL;
-    mstxContext.domainDestroy = NULL;
-    mstxContext.domainMarkA = NULL;
-    mstxContext.domainRangeStartA = NULL;
-    mstxContext.domainRangeEnd = NULL;
+    if (!ok) {
+        memset(&mstxStaged, 0, sizeof(mstxStaged));
+    }
+    MSTX_PUBLISH(markA, (mstxMarkAFunc_t)mstxStaged.core[MSTX_API_CORE_MARK_A]);
+    MSTX_PUBLISH(rangeStartA, (mstxRangeStartAFunc_t)mstxStaged.core[MSTX_API_CORE_RANGE_START_A]);
+    MSTX_PUBLISH(rangeEnd, (mstxRangeEndFunc_t)mstxStaged.core[MSTX_API_CORE_RANGE_END]);
+    MSTX_PUBLISH(getToolId, (mstxGetToolIdFunc_t)mstxStaged.core[MSTX_API_CORE_GET_TOOL_ID]);
+    MSTX_PUBLISH(domainCreateA, (mstxDomainCreateAFunc_t)mstxStaged.domain[MSTX_API_CORE2_DOMAIN_CREATE_A]);
+    MSTX_PUBLISH(domainDestroy, (mstxDomainDestroyFunc_t)mstxStaged.domain[MSTX_API_CORE2_DOMAIN_DESTROY]);
+    MSTX_PUBLISH(domainMarkA, (mstxDomainMarkAFunc_t)mstxStaged.domain[MSTX_API_CORE2_DOMAIN_MARK_A]);
+    MSTX_PUBLISH(domainRangeStartA,
+                 (mstxDomainRangeStartAFunc_t)mstxStaged.domain[MSTX_API_CORE2_DOMAIN_RANGE_START_A]);
+    MSTX_PUBLISH(domainRangeEnd, (mstxDomainRangeEndFunc_t)mstxStaged.domain[MSTX_API_CORE2_DOMAIN_RANGE_END]);
 }
 
 MSTX_SHARED void mstxInitOnce(void)
@@ -117,12 +132,9 @@ MSTX_SHARED void mstxInitOnce(void)
     int expected = MSTX_INIT_NONE;
     if (__atomic_compare_exchange_n(&mstxContext.state, &expected, MSTX_INIT_RUNNING, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
-        mstxInitInjectionFunc init;
-        mstxClearTable();
-        init = mstxFindInjection();
-        if (init == NULL || init(mstxGetModuleFuncTable) != MSTX_SUCCESS) {
-            mstxClearTable(); /* a failed tool may have filled part of the table */
-        }
+        mstxInitInjectionFunc init = mstxFindInjection();
+        memset(&mstxStaged, 0, sizeof(mstxStaged));
+        mstxPublishTable(init != NULL && init(mstxGetModuleFuncTable) == MSTX_SUCCESS);
         __atomic_store_n(&mstxContext.state, MSTX_INIT_DONE, __ATOMIC_RELEASE);
         return;
     }

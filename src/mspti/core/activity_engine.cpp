@@ -22,7 +22,7 @@ thread_local bool t_exited = false;
 // Staging ring size in records (power of two); MSPTI_STAGING_RECORDS overrides.
 uint32_t staging_capacity() {
     static const uint32_t capacity = [] {
-        uint32_t value = 4096;
+        uint32_t value = 8192;
         if (const char *env = std::getenv("MSPTI_STAGING_RECORDS")) {
             unsigned long requested = std::strtoul(env, nullptr, 10);
             if (requested >= 64 && requested <= (1ul << 24) && (requested & (requested - 1)) == 0)
@@ -72,7 +72,7 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
         std::vector<ClientBuffer> batch;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            drain(lock, s);
+            drain(lock, s, true);
             batch = take_completed();
         }
         deliver(batch);
@@ -138,7 +138,31 @@ void ActivityEngine::retire_current() {
     current_ = ClientBuffer{};
 }
 
-void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s) {
+void ActivityEngine::assist(ThreadStaging *s) {
+    // Every quarter ring, the producer moves its own records into the current client buffer
+    // if the consumer lock is free right now. It never waits for the lock, never asks for a
+    // buffer and never hands one back: client code does not run on application threads here.
+    bool worker_needed;
+    if (!t_in_request && consumer_mutex_.try_lock()) {
+        std::unique_lock<std::mutex> lock(consumer_mutex_, std::adopt_lock);
+        drain(lock, s, false);
+        worker_needed = s->read_tail() != s->read_head() || !completed_.empty();
+    } else {
+        // Someone else is draining; wake the worker only if our ring is getting full.
+        worker_needed = s->fill() >= s->capacity() / 2;
+    }
+    if (worker_needed) nudge();
+}
+
+void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
+    // Delivered counts are summed locally and published once per pass (and before any unlock).
+    uint64_t copied[kKindCount] = {};
+    auto publish = [&] {
+        for (int k = 1; k < kKindCount; ++k) {
+            if (copied[k] != 0) delivered_[k].fetch_add(copied[k], std::memory_order_relaxed);
+            copied[k] = 0;
+        }
+    };
     for (;;) {
         uint64_t tail = s->read_tail();
         uint64_t head = s->read_head();
@@ -150,6 +174,8 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s)
             size_t size = record_size(kind);
             if (current_.data == nullptr || current_.size - current_.valid < size) {
                 s->release_to(tail);
+                publish();
+                if (!may_obtain) return;
                 if (!obtain_buffer(lock, size)) {
                     // Declined (or too small): drop what this pass holds, counted per kind.
                     uint64_t now_tail = s->read_tail();
@@ -167,9 +193,10 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s)
             }
             std::memcpy(current_.data + current_.valid, bytes, size);
             current_.valid += size;
-            delivered_[kind].fetch_add(1, std::memory_order_relaxed);
+            ++copied[kind];
         }
         if (tail == head) s->release_to(tail);
+        publish();
     }
 }
 
@@ -177,7 +204,7 @@ void ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
     // drain() may unlock to ask for a buffer. The list only grows at its head meanwhile, and
     // nothing is unlinked while any walk is in progress, so following `next` stays safe.
     ++active_walks_;
-    for (ThreadStaging *s = stagings_; s != nullptr; s = s->next) drain(lock, s);
+    for (ThreadStaging *s = stagings_; s != nullptr; s = s->next) drain(lock, s, true);
     if (--active_walks_ == 0) reclaim_retired();
 }
 
@@ -208,12 +235,30 @@ std::vector<ActivityEngine::ClientBuffer> ActivityEngine::take_completed() {
 void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
     if (batch.empty()) return;
     msptiBuffersCallbackCompleteFunc complete = complete_.load(std::memory_order_acquire);
+    // Buffers are handed back one at a time, in the order they were filled, so a client sees
+    // each thread's records in order and never has two complete callbacks running at once.
+    // The exception: buffers flushed from inside a complete callback are handed back at once
+    // (waiting for our own turn there would deadlock).
+    bool nested = t_in_complete > 0;
     for (const ClientBuffer &b : batch) {
+        if (!nested) {
+            std::unique_lock<std::mutex> lock(consumer_mutex_);
+            delivered_cv_.wait(lock, [&] { return next_delivery_ == b.seq; });
+        }
         ++t_in_complete;
         if (complete != nullptr) complete(b.data, b.size, b.valid);
         --t_in_complete;
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         in_flight_.erase(b.seq);
+        if (b.seq == next_delivery_) {
+            ++next_delivery_;
+            while (!delivered_early_.empty() && *delivered_early_.begin() == next_delivery_) {
+                delivered_early_.erase(delivered_early_.begin());
+                ++next_delivery_;
+            }
+        } else {
+            delivered_early_.insert(b.seq);
+        }
         delivered_cv_.notify_all();
     }
 }

@@ -47,7 +47,7 @@ public:
     void count_unstaged_drop(int kind) { exited_dropped_[kind].fetch_add(1, std::memory_order_relaxed); }
 
     void commit(ThreadStaging *s, int kind) {
-        if (s->commit(kind)) nudge();
+        if (s->commit(kind)) assist(s);
     }
 
     // Copies a complete record (its kind read from the first 4 bytes) if that kind is enabled.
@@ -73,10 +73,11 @@ private:
     ThreadStaging *register_this_thread();
     void *reserve_slow(ThreadStaging *s, int kind);
     void nudge();
+    void assist(ThreadStaging *s);
 
     // Consumer side; each takes the consumer lock held by `lock`.
     void drain_all(std::unique_lock<std::mutex> &lock);
-    void drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s);
+    void drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain);
     bool obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
     void retire_current();
     void reclaim_retired();
@@ -94,6 +95,8 @@ private:
     std::vector<ClientBuffer> completed_;
     std::set<uint64_t> in_flight_;
     uint64_t next_seq_ = 1;
+    uint64_t next_delivery_ = 1;        // seq of the next buffer to hand back in order
+    std::set<uint64_t> delivered_early_;  // seqs handed back out of order (nested flushes)
     std::condition_variable delivered_cv_;
     uint64_t retired_produced_[kKindCount] = {};
     uint64_t retired_dropped_[kKindCount] = {};

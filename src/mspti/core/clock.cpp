@@ -32,6 +32,29 @@ bool has_invariant_tsc() { return false; }
 uint64_t ticks() { return 0; }
 #endif
 
+// A (tsc, monotonic) pair read close together: the monotonic read is bracketed by two tick
+// reads and the tightest of a few tries is kept, so that a preemption between the two reads
+// cannot skew the rate (on a busy 2-core machine it otherwise does, by tens of percent).
+struct Sample {
+    uint64_t tsc;
+    uint64_t mono;
+};
+
+Sample paired_sample() {
+    Sample best{0, 0};
+    uint64_t best_width = ~0ull;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        uint64_t before = ticks();
+        uint64_t mono = monotonic_now();
+        uint64_t after = ticks();
+        if (after - before < best_width) {
+            best_width = after - before;
+            best = {before + (after - before) / 2, mono};
+        }
+    }
+    return best;
+}
+
 // Conversion monotonic_ns = mono_base + ((tsc - tsc_base) * mult_q32) >> 32, published with a seqlock.
 struct Calibration {
     std::atomic<uint32_t> seq{0};
@@ -61,12 +84,12 @@ struct State {
 
     void initial_calibration() {
         // Spin 2 ms: enough for a rate within ~20 ppm; recalibrate() refines it.
-        uint64_t t0 = ticks(), m0 = monotonic_now(), t1, m1;
-        do {
-            t1 = ticks();
-            m1 = monotonic_now();
-        } while (m1 - m0 < 2000000ull);
-        if (t1 <= t0) {
+        Sample first = paired_sample();
+        while (monotonic_now() - first.mono < 2000000ull) {
+        }
+        Sample last = paired_sample();
+        uint64_t t0 = first.tsc, m0 = first.mono, t1 = last.tsc, m1 = last.mono;
+        if (t1 <= t0 || m1 <= m0) {
             tsc = false;
             return;
         }
@@ -77,12 +100,13 @@ struct State {
     }
 
     void publish(uint64_t tsc_base, uint64_t mono_base, uint64_t mult) {
+        // Seqlock without fences (ThreadSanitizer does not model them): release stores keep the
+        // odd sequence number ahead of the fields, and the fields ahead of the even one.
         uint32_t s = cal.seq.load(std::memory_order_relaxed);
         cal.seq.store(s + 1, std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_release);
-        cal.tsc_base.store(tsc_base, std::memory_order_relaxed);
-        cal.mono_base.store(mono_base, std::memory_order_relaxed);
-        cal.mult_q32.store(mult, std::memory_order_relaxed);
+        cal.tsc_base.store(tsc_base, std::memory_order_release);
+        cal.mono_base.store(mono_base, std::memory_order_release);
+        cal.mult_q32.store(mult, std::memory_order_release);
         cal.seq.store(s + 2, std::memory_order_release);
     }
 
@@ -91,10 +115,9 @@ struct State {
         uint32_t s;
         do {
             s = cal.seq.load(std::memory_order_acquire);
-            tsc_base = cal.tsc_base.load(std::memory_order_relaxed);
-            mono_base = cal.mono_base.load(std::memory_order_relaxed);
-            mult = cal.mult_q32.load(std::memory_order_relaxed);
-            std::atomic_thread_fence(std::memory_order_acquire);
+            tsc_base = cal.tsc_base.load(std::memory_order_acquire);
+            mono_base = cal.mono_base.load(std::memory_order_acquire);
+            mult = cal.mult_q32.load(std::memory_order_acquire);
         } while ((s & 1u) != 0 || s != cal.seq.load(std::memory_order_relaxed));
         // A thread may read a tick older than the base it just loaded; never go below the base.
         uint64_t delta = t > tsc_base ? t - tsc_base : 0;
@@ -125,8 +148,9 @@ bool uses_tsc() { return state().tsc; }
 uint32_t recalibrate() {
     State &s = state();
     if (!s.tsc) return 7000;
-    uint64_t t = ticks();
-    uint64_t actual = monotonic_now();
+    Sample now = paired_sample();
+    uint64_t t = now.tsc;
+    uint64_t actual = now.mono;
     uint64_t converted = s.tsc_monotonic(t);
     Calibration &c = s.cal;
     uint64_t rate = static_cast<uint64_t>((static_cast<unsigned __int128>(actual - c.first_mono) << 32) /

@@ -58,6 +58,10 @@ public:
     const unsigned char *slot(uint64_t index) const { return slots_[index & mask_].bytes; }
     void release_to(uint64_t tail) { tail_.store(tail, std::memory_order_release); }
 
+    uint64_t capacity() const { return capacity_; }
+    // Records staged and not yet drained (exact for the producer, approximate for others).
+    uint64_t fill() const { return head_.load(std::memory_order_relaxed) - tail_.load(std::memory_order_relaxed); }
+
     uint64_t produced(int kind) const { return produced_[kind].load(std::memory_order_relaxed); }
     uint64_t dropped(int kind) const { return dropped_[kind].load(std::memory_order_relaxed); }
 

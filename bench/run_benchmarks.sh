@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every benchmark of a build and rewrites docs/performance.md from the results.
+# Usage: bench/run_benchmarks.sh [build-dir]   (default: build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+out="$build/bench-results"
+mkdir -p "$out"
+common=(--benchmark_min_time=0.5 --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+        --benchmark_report_aggregates_only=true --benchmark_format=json)
+
+run() {  # run NAME: bin/NAME -> $out/NAME.json, if it was built
+  local bin="$build/bin/$1"
+  if [ -x "$bin" ]; then
+    echo "== $1" >&2
+    "$bin" "${common[@]}" > "$out/$1.json"
+  fi
+}
+
+run bench_markers
+run bench_markers_notool
+run bench_kernel_overhead
+/usr/bin/python3 "$root/bench/write_performance_md.py" "$out" "$root/docs/performance.md"
+echo "wrote $root/docs/performance.md" >&2

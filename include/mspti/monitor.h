@@ -1,0 +1,218 @@
+/**
+ * @file monitor.h
+ * @brief The C++ Monitor API: typed records delivered to callbacks, built only on the msPTI C ABI.
+ *
+ * Each monitor collects one kind of data. Lifecycle: create, start(callback), run the workload,
+ * stop(). Several monitors may run at once, several of the same kind included: each receives
+ * every record of its kind. Callbacks run on this library's delivery thread, one at a time, never
+ * under a lock of this library, and may call any method here, stop() included. An exception escaping a callback is reported, counted in stats(), and
+ * delivery goes on.
+ *
+ * Because this layer uses only the public C ABI, it runs on any msPTI-compatible libmspti.so.
+ */
+#ifndef MSPTI_MONITOR_H
+#define MSPTI_MONITOR_H
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "mspti/monitor_types.h"
+
+namespace mspti {
+
+namespace detail {
+class MonitorCore;
+}
+
+/** @brief Receives KernelData, one record per call. Subclass it (SWIG directors do). */
+class KernelCallback {
+public:
+    virtual ~KernelCallback() = default;
+    /** @brief Called once per kernel record. */
+    virtual void on_record(const KernelData &data) = 0;
+};
+
+/** @brief Receives HcclData, one record per call. */
+class HcclCallback {
+public:
+    virtual ~HcclCallback() = default;
+    /** @brief Called once per HCCL record. */
+    virtual void on_record(const HcclData &data) = 0;
+};
+
+/** @brief Receives CommunicationData, one record per call. */
+class CommunicationCallback {
+public:
+    virtual ~CommunicationCallback() = default;
+    /** @brief Called once per communication record. */
+    virtual void on_record(const CommunicationData &data) = 0;
+};
+
+/** @brief Receives instantaneous markers (host and device records alike). */
+class MarkCallback {
+public:
+    virtual ~MarkCallback() = default;
+    /** @brief Called once per mark record. */
+    virtual void on_record(const MarkerData &data) = 0;
+};
+
+/** @brief Receives ranges, start and end paired (host and device halves separately). */
+class RangeCallback {
+public:
+    virtual ~RangeCallback() = default;
+    /** @brief Called once per completed range half. */
+    virtual void on_record(const RangeMarkerData &data) = 0;
+};
+
+/** @brief Receives records in blocks, as zero-copy views in msPTI's layout (the fast path). */
+class BatchCallback {
+public:
+    virtual ~BatchCallback() = default;
+    /** @brief Called once per block; `batch` is valid only during the call. */
+    virtual void on_batch(const RecordBatch &batch) = 0;
+};
+
+/**
+ * @brief Hooks a language binding installs so that the delivery thread joins its runtime once
+ *        (Python thread state, JVM attach), not once per callback.
+ *
+ * All callbacks run on one delivery thread owned by this library (a thread calling flush_all() or
+ * stop() only waits for it). on_thread_start() runs on that thread before its first callback,
+ * on_thread_end() after its last, before the thread exits.
+ */
+class DeliveryThreadHooks {
+public:
+    virtual ~DeliveryThreadHooks() = default;
+    /** @brief Runs on the delivery thread when it starts. */
+    virtual void on_thread_start() = 0;
+    /** @brief Runs on the delivery thread just before it exits. */
+    virtual void on_thread_end() = 0;
+};
+
+/**
+ * @brief Installs the hooks (NULL removes them). Call before any monitor starts; the object must
+ *        outlive every monitor. Takes effect for delivery threads started afterwards.
+ */
+void set_delivery_thread_hooks(DeliveryThreadHooks *hooks);
+
+/**
+ * @brief Thrown by a binding's callback adapter after it has reported a user exception itself
+ *        (with the language's own traceback): the monitor counts it without reporting it again.
+ */
+class CallbackErrorReported : public std::exception {
+public:
+    /** @brief Fixed text. */
+    const char *what() const noexcept override { return "callback raised an exception (already reported)"; }
+};
+
+/**
+ * @brief The reason the calling thread's last failing Monitor call failed ("" if none).
+ *
+ * Every call that returns an error other than MSPTI_SUCCESS sets it.
+ */
+std::string last_error_message();
+
+/** @brief Parts common to every monitor. Not used directly. */
+class Monitor {
+public:
+    Monitor(const Monitor &) = delete;
+    Monitor &operator=(const Monitor &) = delete;
+    virtual ~Monitor();
+
+    /**
+     * @brief Stops collecting. Returns after every record produced before the call was delivered.
+     *
+     * Safe from any thread, from inside this monitor's callback, and when not running (then a no-op
+     * returning MSPTI_SUCCESS). The callback is no longer called once stop() has returned (except,
+     * when stop() is called from inside it, for the call in progress).
+     */
+    MsptiResult stop();
+
+    /** @brief Delivers every record collected so far (of every running monitor), then returns. */
+    MsptiResult flush_all();
+
+    /**
+     * @brief Sets the size of each activity buffer, in MB (1 to 256; default 8). Process-wide;
+     *        takes effect when collection next starts (no monitor running).
+     * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER outside 1..256.
+     */
+    MsptiResult set_buffer_size(int64_t megabytes);
+
+    /** @brief Whether start() succeeded and stop() has not been called since. */
+    bool is_running() const;
+
+    /** @brief This monitor's counters. */
+    MonitorStats stats() const;
+
+protected:
+    explicit Monitor(MsptiActivityKind kind);
+    std::unique_ptr<detail::MonitorCore> core_;
+};
+
+/** @brief Collects KernelData (KERNEL records). */
+class KernelMonitor : public Monitor {
+public:
+    KernelMonitor();
+    /**
+     * @brief Starts delivering kernel records to `callback`, which must outlive stop().
+     * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is NULL or the monitor runs already.
+     */
+    MsptiResult start(KernelCallback *callback);
+    /** @brief Starts delivering blocks of msptiActivityKernel records to `callback`. */
+    MsptiResult start_batch(BatchCallback *callback);
+    /** @brief Starts delivering to a function (C++ convenience). */
+    MsptiResult start(std::function<void(const KernelData &)> callback);
+};
+
+/** @brief Collects HcclData (HCCL records; needs libmspti.so interposing the runtime). */
+class HcclMonitor : public Monitor {
+public:
+    HcclMonitor();
+    /** @brief As KernelMonitor::start(); MSPTI_ERROR_WITHOUT_LD_PRELOAD without interposition. */
+    MsptiResult start(HcclCallback *callback);
+    /** @brief Starts delivering blocks of msptiActivityHccl records to `callback`. */
+    MsptiResult start_batch(BatchCallback *callback);
+    /** @brief Starts delivering to a function (C++ convenience). */
+    MsptiResult start(std::function<void(const HcclData &)> callback);
+};
+
+/** @brief Collects CommunicationData (COMMUNICATION records). */
+class CommunicationMonitor : public Monitor {
+public:
+    CommunicationMonitor();
+    /** @brief As KernelMonitor::start(). */
+    MsptiResult start(CommunicationCallback *callback);
+    /** @brief Starts delivering blocks of msptiActivityCommunication records to `callback`. */
+    MsptiResult start_batch(BatchCallback *callback);
+    /** @brief Starts delivering to a function (C++ convenience). */
+    MsptiResult start(std::function<void(const CommunicationData &)> callback);
+};
+
+/** @brief Collects mstx markers: marks to one callback, paired ranges to another. */
+class MstxMonitor : public Monitor {
+public:
+    MstxMonitor();
+    /**
+     * @brief Starts delivering marks to `mark` and paired ranges to `range`; either may be NULL.
+     * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if the monitor runs already.
+     */
+    MsptiResult start(MarkCallback *mark, RangeCallback *range);
+    /** @brief Starts delivering blocks of msptiActivityMarker records to `callback`. */
+    MsptiResult start_batch(BatchCallback *callback);
+    /** @brief Starts delivering to functions (C++ convenience); either may be empty. */
+    MsptiResult start(std::function<void(const MarkerData &)> mark, std::function<void(const RangeMarkerData &)> range);
+    /**
+     * @brief Turns collection of the domain with exactly this name back on ("default" = the non-domain API).
+     * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for an empty name or one of 255 characters or more.
+     */
+    MsptiResult enable_domain(const std::string &name);
+    /** @brief Turns collection of a domain off, now and for domains created later. As enable_domain(). */
+    MsptiResult disable_domain(const std::string &name);
+};
+
+}  // namespace mspti
+
+#endif  // MSPTI_MONITOR_H

@@ -1,0 +1,92 @@
+// msptiActivityGetNextRecord walks from *record (NULL = first), CUPTI-style.
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mspti/mspti.h"
+
+namespace {
+
+struct alignas(8) Buffer {
+    uint8_t bytes[256] = {};
+};
+
+size_t Put(Buffer &b, size_t offset, msptiActivityKind kind, size_t size) {
+    std::memcpy(b.bytes + offset, &kind, sizeof(kind));
+    return offset + size;
+}
+
+}  // namespace
+
+TEST(GetNextRecord, NullArguments) {
+    msptiActivity *record = nullptr;
+    EXPECT_EQ(msptiActivityGetNextRecord(nullptr, 56, &record), MSPTI_ERROR_INVALID_PARAMETER);
+    Buffer b;
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 56, nullptr), MSPTI_ERROR_INVALID_PARAMETER);
+}
+
+TEST(GetNextRecord, WalksMixedKindsWithTheirStrides) {
+    Buffer b;
+    size_t end = Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56);
+    end = Put(b, end, MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, 24);
+    end = Put(b, end, MSPTI_ACTIVITY_KIND_COMMUNICATION, 72);
+    end = Put(b, end, MSPTI_ACTIVITY_KIND_API, 48);
+    std::vector<size_t> offsets;
+    msptiActivity *record = nullptr;
+    while (msptiActivityGetNextRecord(b.bytes, end, &record) == MSPTI_SUCCESS)
+        offsets.push_back(reinterpret_cast<uint8_t *>(record) - b.bytes);
+    EXPECT_EQ(offsets, (std::vector<size_t>{0, 56, 80, 152}));
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, end, &record), MSPTI_ERROR_MAX_LIMIT_REACHED);
+}
+
+TEST(GetNextRecord, EndOfBufferIsMaxLimitReached) {
+    Buffer b;
+    Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56);
+    msptiActivity *record = nullptr;
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 56, &record), MSPTI_SUCCESS);
+    EXPECT_EQ(reinterpret_cast<uint8_t *>(record), b.bytes);
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 56, &record), MSPTI_ERROR_MAX_LIMIT_REACHED);
+    record = nullptr;
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 1, &record), MSPTI_ERROR_MAX_LIMIT_REACHED);
+    record = nullptr;
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 0, &record), MSPTI_ERROR_MAX_LIMIT_REACHED);
+}
+
+TEST(GetNextRecord, StartingAgainFromNullRestarts) {
+    Buffer b;
+    Put(b, Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56), MSPTI_ACTIVITY_KIND_KERNEL, 56);
+    msptiActivity *record = nullptr;
+    ASSERT_EQ(msptiActivityGetNextRecord(b.bytes, 112, &record), MSPTI_SUCCESS);
+    record = nullptr;  // a consumer that stopped early and starts over gets the first record again
+    ASSERT_EQ(msptiActivityGetNextRecord(b.bytes, 112, &record), MSPTI_SUCCESS);
+    EXPECT_EQ(record->kind, MSPTI_ACTIVITY_KIND_MARKER);
+}
+
+TEST(GetNextRecord, UnknownKindIsInner) {
+    Buffer b;
+    size_t end = Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56);
+    end = Put(b, end, static_cast<msptiActivityKind>(13), 56);
+    msptiActivity *record = nullptr;
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, end, &record), MSPTI_SUCCESS);
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, end, &record), MSPTI_ERROR_INNER);
+    Buffer invalid;
+    record = nullptr;
+    EXPECT_EQ(msptiActivityGetNextRecord(invalid.bytes, 56, &record), MSPTI_ERROR_INNER);  // kind 0
+}
+
+TEST(GetNextRecord, RecordOutsideTheBufferIsRejected) {
+    Buffer b, other;
+    Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56);
+    auto *foreign = reinterpret_cast<msptiActivity *>(other.bytes);
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 56, &foreign), MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(foreign, reinterpret_cast<msptiActivity *>(other.bytes));  // unchanged
+}
+
+TEST(GetNextRecord, TruncatedLastRecordIsNotReturned) {
+    Buffer b;
+    Put(b, Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56), MSPTI_ACTIVITY_KIND_MARKER, 56);
+    msptiActivity *record = nullptr;
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 100, &record), MSPTI_SUCCESS);
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 100, &record), MSPTI_ERROR_MAX_LIMIT_REACHED);
+}
