@@ -10,7 +10,11 @@ void anchor() {}
 void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
 
 bool interposing() {
-    void *global = dlsym(RTLD_DEFAULT, "aclInit");
+    // The handle of the main program searches the global scope only: the program, what it was
+    // started with (LD_PRELOAD first) and RTLD_GLOBAL libraries. RTLD_DEFAULT would also search
+    // our own local scope and find our definition even when libmspti was opened RTLD_LOCAL.
+    static void *const global_scope = dlopen(nullptr, RTLD_NOW);
+    void *global = global_scope != nullptr ? dlsym(global_scope, "aclInit") : nullptr;
     if (global == nullptr) return false;
     Dl_info resolved{}, ours{};
     if (dladdr(global, &resolved) == 0 || dladdr(reinterpret_cast<void *>(&anchor), &ours) == 0) return false;
