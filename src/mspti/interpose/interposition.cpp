@@ -15,10 +15,12 @@ void anchor() {}
 void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
 
 bool interposing() {
-    // Resolution, not the LD_PRELOAD text: also right when libmspti is linked ahead of the
-    // runtime, and false when it is dlopen'ed RTLD_LOCAL or preloaded under another name.
+    // The handle of the main program searches the global scope only: the program, what it was
+    // started with (LD_PRELOAD first) and RTLD_GLOBAL libraries. RTLD_DEFAULT would also search
+    // our own local scope and find our definition even when libmspti was opened RTLD_LOCAL.
     // The probe, aclInit, is defined below, so every link of this check includes it.
-    void *global = dlsym(RTLD_DEFAULT, "aclInit");
+    static void *const global_scope = dlopen(nullptr, RTLD_NOW);
+    void *global = global_scope != nullptr ? dlsym(global_scope, "aclInit") : nullptr;
     if (global == nullptr) return false;
     Dl_info resolved{}, ours{};
     if (dladdr(global, &resolved) == 0 || dladdr(reinterpret_cast<void *>(&anchor), &ours) == 0) return false;
