@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include "common/error.h"
+
 namespace mspti::interpose {
 namespace {
 void anchor() {}
@@ -10,19 +12,21 @@ void anchor() {}
 void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
 
 bool interposing() {
-    void *global = dlsym(RTLD_DEFAULT, "aclInit");
+    // Resolution, not the LD_PRELOAD text: also right when libmspti is linked ahead of the
+    // runtime, and false when it is dlopen'ed RTLD_LOCAL or preloaded under another name.
+    void *global = dlsym(RTLD_DEFAULT, "aclrtMalloc");
     if (global == nullptr) return false;
     Dl_info resolved{}, ours{};
     if (dladdr(global, &resolved) == 0 || dladdr(reinterpret_cast<void *>(&anchor), &ours) == 0) return false;
     return resolved.dli_fbase == ours.dli_fbase;
 }
 
-}  // namespace mspti::interpose
-
-// The probe entry point: forwards to the real runtime's aclInit.
-extern "C" __attribute__((visibility("default"))) int aclInit(const char *configPath) {
-    using AclInit = int (*)(const char *);
-    static auto real = reinterpret_cast<AclInit>(mspti::interpose::next_symbol("aclInit"));
-    if (real == nullptr) return 100000;  // ACL_ERROR_INVALID_PARAM: no runtime loaded behind us
-    return real(configPath);
+void report_missing(const char *name) {
+    // Callers keep retrying while the symbol is missing; say it once per call site's name.
+    static const char *last = nullptr;
+    if (__atomic_exchange_n(&last, name, __ATOMIC_RELAXED) == name) return;
+    fail(MSPTI_ERROR_INNER, "interposer: the real %s was not found behind libmspti.so (is the runtime loaded?)",
+         name);
 }
+
+}  // namespace mspti::interpose
