@@ -24,11 +24,34 @@ def _already_loaded():
     return None
 
 
+def _lib_dirs():
+    ascend = os.environ.get("ASCEND_HOME_PATH")
+    return [d for d in (os.environ.get("MSPTI_LIB_DIR"), _BUILD_LIB_DIR,
+                        os.path.join(ascend, "lib64") if ascend else None) if d]
+
+
+def _load_runtime_first():
+    """Loads the ACL runtime (libascendcl.so) globally ahead of libmspti, when there is one.
+
+    libmspti's interposers find the real runtime functions with RTLD_NEXT, which for a library
+    dlopen'ed by this package only sees libraries that were global before it: as when a program
+    links the runtime, the runtime must come first. (With LD_PRELOAD this is not needed.)
+    """
+    for path in [os.path.join(d, "libascendcl.so") for d in _lib_dirs()]:
+        if os.path.exists(path):
+            try:
+                ctypes.CDLL(path, mode=os.RTLD_GLOBAL)
+                return
+            except OSError:
+                pass
+
+
 def _load_libmspti():
     lib = _already_loaded()  # LD_PRELOAD=libmspti.so, or linked into the program
     if lib is not None:
         return lib
-    dirs = [os.environ.get("MSPTI_LIB_DIR"), _BUILD_LIB_DIR]
+    _load_runtime_first()
+    dirs = _lib_dirs()
     paths = [os.path.join(d, "libmspti.so") for d in dirs if d] + ["libmspti.so"]
     errors = []
     for path in paths:

@@ -21,10 +21,9 @@ _mark = ext.mstx_mark
 _range_start = ext.mstx_range_start
 _range_end = ext.mstx_range_end
 
-mark = _mark
-mark.__doc__ = "mark(message, stream=None): an instantaneous marker."
-range_start = _range_start
-range_end = _range_end
+mark = _mark  # mark(message, stream=None): an instantaneous marker
+range_start = _range_start  # range_start(message, stream=None) -> range id (0 if not recorded)
+range_end = _range_end  # range_end(range_id)
 
 
 class range:  # noqa: A001  (mirrors torch_npu.npu.mstx.range)

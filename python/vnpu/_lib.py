@@ -6,9 +6,8 @@ for a generator to adapt; ctypes releases the GIL on every foreign call, which t
 can run Python callbacks meanwhile; and there is no compiled glue to keep in step with the headers.
 
 libvnpu is loaded with RTLD_GLOBAL (the msPTI interposer finds it through dlsym), and every
-function is resolved through the process's global scope (``ctypes.CDLL(None)``), exactly as a
-program linked against libascendcl would: an LD_PRELOADed (or earlier loaded) libmspti.so
-interposes on them.
+function is resolved as a program linked against libascendcl would resolve it: an LD_PRELOADed
+libmspti.so interposes on them (see _resolve).
 """
 
 import ctypes
@@ -67,12 +66,54 @@ def _load():
 
 
 LIBRARY = _load()
-# The global scope: LD_PRELOADed / earlier loaded interposers come first, as for a linked program.
+# The global scope: LD_PRELOADed interposers come first, as for a linked program.
 _GLOBAL = ctypes.CDLL(None)
 
 
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", c_void_p), ("dli_sname", ctypes.c_char_p),
+                ("dli_saddr", c_void_p)]
+
+
+_dladdr = _GLOBAL.dladdr
+_dladdr.argtypes = [c_void_p, ctypes.POINTER(_DlInfo)]
+
+
+def _preloaded():
+    entries = [e for e in os.environ.get("LD_PRELOAD", "").replace(":", " ").split() if e]
+    return {os.path.realpath(e) for e in entries} | {os.path.basename(e) for e in entries}
+
+
+_PRELOADED = _preloaded()
+
+
+def _defining_file(function):
+    info = _DlInfo()
+    if not _dladdr(ctypes.cast(function, c_void_p), ctypes.byref(info)) or not info.dli_fname:
+        return None
+    return info.dli_fname.decode()
+
+
+def _resolve(name):
+    """The definition a program linked against the runtime would call.
+
+    That is the global one when an LD_PRELOADed library (libmspti.so) interposes on it. A library
+    that was only dlopen'ed RTLD_GLOBAL ahead of libvnpu (``import mspti`` first) also shadows
+    the name globally but cannot reach the runtime behind it (RTLD_NEXT does not see libraries
+    dlopen'ed after it), so then the runtime's own definition is used.
+    """
+    own = getattr(LIBRARY, name)
+    first = getattr(_GLOBAL, name)
+    if ctypes.cast(first, c_void_p).value == ctypes.cast(own, c_void_p).value:
+        return first
+    path = _defining_file(first)
+    if path and (os.path.realpath(path) in _PRELOADED or os.path.basename(path) in _PRELOADED):
+        return first
+    return own
+
+
 def _fn(name, argtypes, restype=c_int):
-    f = getattr(_GLOBAL, name)
+    f = _resolve(name)
     f.argtypes = argtypes
     f.restype = restype
     return f
