@@ -5,6 +5,11 @@
  */
 %module(package="mspti", directors="1", threads="1") native
 
+/* Directors look their Python method up once per callback object, not once per call. */
+%begin %{
+#define SWIG_PYTHON_DIRECTOR_VTABLE
+%}
+
 %{
 #include "py_records.h"
 #include "py_thread.h"

@@ -9,6 +9,7 @@
 
 #include <Python.h>
 
+#include <initializer_list>
 #include <string>
 
 #include "mspti/monitor_types.h"
@@ -67,21 +68,33 @@ inline PyObject *enum_member(PyObject *members, long value) {
 
 inline PyObject *str(const std::string &s) { return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"); }
 
-/** Instance of the tuple subclass `cls` holding `values` (stolen). New reference. */
-inline PyObject *make_record(PyObject *cls, PyObject *values) {
-    if (values == nullptr) return nullptr;
+/** Instance of the tuple subclass `cls` with `n` items, filled by the caller (SET_ITEM). New reference. */
+inline PyObject *alloc_record(PyObject *cls, Py_ssize_t n) {
     if (cls == nullptr) {
-        Py_DECREF(values);
         PyErr_SetString(PyExc_RuntimeError, "mspti record types are not registered (import mspti)");
         return nullptr;
     }
-    PyObject *args = PyTuple_Pack(1, values);
-    Py_DECREF(values);
-    if (args == nullptr) return nullptr;
-    PyObject *record = PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject *>(cls), args, nullptr);
-    Py_DECREF(args);
+    // A tuple subtype's allocator gives a tuple layout: one allocation, no temporary tuple.
+    PyTypeObject *type = reinterpret_cast<PyTypeObject *>(cls);
+    return type->tp_alloc(type, n);
+}
+
+/** Fills `record` from the new references in `items`; on any NULL item drops everything. */
+inline PyObject *fill_record(PyObject *record, std::initializer_list<PyObject *> items) {
+    bool ok = record != nullptr;
+    for (PyObject *item : items) ok = ok && item != nullptr;
+    if (!ok) {
+        for (PyObject *item : items) Py_XDECREF(item);
+        Py_XDECREF(record);
+        return nullptr;
+    }
+    Py_ssize_t i = 0;
+    for (PyObject *item : items) PyTuple_SET_ITEM(record, i++, item);
     return record;
 }
+
+inline PyObject *u64(uint64_t v) { return PyLong_FromUnsignedLongLong(v); }
+inline PyObject *i64(int64_t v) { return PyLong_FromLongLong(v); }
 
 inline long as_long(mspti::MsptiActivityKind v) { return static_cast<long>(v); }
 inline long as_long(mspti::MsptiActivityFlag v) { return static_cast<long>(v); }
@@ -89,53 +102,45 @@ inline long as_long(mspti::MsptiActivitySourceKind v) { return static_cast<long>
 inline long as_long(mspti::MsptiCommunicationDataType v) { return static_cast<long>(v); }
 
 inline PyObject *to_python(const mspti::MsptiObjectId &o) {
-    return make_record(record_types().object_id, Py_BuildValue("(LLLL)", (long long)o.process_id,
-                                                               (long long)o.thread_id, (long long)o.device_id,
-                                                               (long long)o.stream_id));
+    return fill_record(alloc_record(record_types().object_id, 4),
+                       {i64(o.process_id), i64(o.thread_id), i64(o.device_id), i64(o.stream_id)});
 }
 
 inline PyObject *to_python(const mspti::KernelData &d) {
     const RecordTypes &t = record_types();
-    return make_record(t.kernel, Py_BuildValue("(NKKLLKNN)", enum_member(t.kinds, as_long(d.kind)),
-                                               (unsigned long long)d.start, (unsigned long long)d.end,
-                                               (long long)d.device_id, (long long)d.stream_id,
-                                               (unsigned long long)d.correlation_id, str(d.type), str(d.name)));
+    return fill_record(alloc_record(t.kernel, 8),
+                       {enum_member(t.kinds, as_long(d.kind)), u64(d.start), u64(d.end), i64(d.device_id),
+                        i64(d.stream_id), u64(d.correlation_id), str(d.type), str(d.name)});
 }
 
 inline PyObject *to_python(const mspti::HcclData &d) {
     const RecordTypes &t = record_types();
-    return make_record(t.hccl, Py_BuildValue("(NKKLLdNN)", enum_member(t.kinds, as_long(d.kind)),
-                                             (unsigned long long)d.start, (unsigned long long)d.end,
-                                             (long long)d.device_id, (long long)d.stream_id, d.bandwidth,
-                                             str(d.name), str(d.comm_name)));
+    return fill_record(alloc_record(t.hccl, 8),
+                       {enum_member(t.kinds, as_long(d.kind)), u64(d.start), u64(d.end), i64(d.device_id),
+                        i64(d.stream_id), PyFloat_FromDouble(d.bandwidth), str(d.name), str(d.comm_name)});
 }
 
 inline PyObject *to_python(const mspti::CommunicationData &d) {
     const RecordTypes &t = record_types();
-    return make_record(t.communication,
-                       Py_BuildValue("(NNKLLKKNNNK)", enum_member(t.kinds, as_long(d.kind)),
-                                     enum_member(t.data_types, as_long(d.data_type)), (unsigned long long)d.count,
-                                     (long long)d.device_id, (long long)d.stream_id, (unsigned long long)d.start,
-                                     (unsigned long long)d.end, str(d.alg_type), str(d.name), str(d.comm_name),
-                                     (unsigned long long)d.correlation_id));
+    return fill_record(alloc_record(t.communication, 11),
+                       {enum_member(t.kinds, as_long(d.kind)), enum_member(t.data_types, as_long(d.data_type)),
+                        u64(d.count), i64(d.device_id), i64(d.stream_id), u64(d.start), u64(d.end),
+                        str(d.alg_type), str(d.name), str(d.comm_name), u64(d.correlation_id)});
 }
 
 inline PyObject *to_python(const mspti::MarkerData &d) {
     const RecordTypes &t = record_types();
-    return make_record(t.marker, Py_BuildValue("(NNNKKNNN)", enum_member(t.kinds, as_long(d.kind)),
-                                               enum_member(t.flags, as_long(d.flag)),
-                                               enum_member(t.sources, as_long(d.source_kind)),
-                                               (unsigned long long)d.timestamp, (unsigned long long)d.id,
-                                               to_python(d.object_id), str(d.name), str(d.domain)));
+    return fill_record(alloc_record(t.marker, 8),
+                       {enum_member(t.kinds, as_long(d.kind)), enum_member(t.flags, as_long(d.flag)),
+                        enum_member(t.sources, as_long(d.source_kind)), u64(d.timestamp), u64(d.id),
+                        to_python(d.object_id), str(d.name), str(d.domain)});
 }
 
 inline PyObject *to_python(const mspti::RangeMarkerData &d) {
     const RecordTypes &t = record_types();
-    return make_record(t.range, Py_BuildValue("(NNKNNNKK)", enum_member(t.kinds, as_long(d.kind)),
-                                              enum_member(t.sources, as_long(d.source_kind)),
-                                              (unsigned long long)d.id, to_python(d.object_id), str(d.name),
-                                              str(d.domain), (unsigned long long)d.start,
-                                              (unsigned long long)d.end));
+    return fill_record(alloc_record(t.range, 8),
+                       {enum_member(t.kinds, as_long(d.kind)), enum_member(t.sources, as_long(d.source_kind)),
+                        u64(d.id), to_python(d.object_id), str(d.name), str(d.domain), u64(d.start), u64(d.end)});
 }
 
 /** A batch as the package's batch object (numpy structured array, or memoryview without numpy). */
