@@ -413,6 +413,21 @@ TEST_F(Interposer, HcclOpGivesOneRecordWithBandwidthAndNoMarkers) {
     HcclCommDestroy(comm);
 }
 
+TEST_F(Interposer, RejectedHcclOpGivesNoRecord) {
+    enable({MSPTI_ACTIVITY_KIND_HCCL, MSPTI_ACTIVITY_KIND_MARKER});
+    HcclComm comm = nullptr;
+    ASSERT_EQ(fakeCommCreate(2, "c", &comm), 0);
+    std::vector<float> buf(16, 1.0f);
+    EXPECT_EQ(HcclAllReduce(nullptr, buf.data(), 16, 4, 0, comm, stream_), 2);
+    ASSERT_EQ(HcclAllReduce(buf.data(), buf.data(), 16, 4, 0, comm, stream_), 0);
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), 0);
+    auto hccl = take<msptiActivityHccl>(MSPTI_ACTIVITY_KIND_HCCL);
+    ASSERT_EQ(hccl.size(), 1u);
+    EXPECT_GT(hccl[0].bandWidth, 0.0);
+    EXPECT_TRUE(take<msptiActivityMarker>(MSPTI_ACTIVITY_KIND_MARKER).empty());
+    HcclCommDestroy(comm);
+}
+
 TEST_F(Interposer, CollectiveGivesCommunicationAndMatchingApiRecord) {
     enable({MSPTI_ACTIVITY_KIND_COMMUNICATION, MSPTI_ACTIVITY_KIND_API});
     HcclComm comm = nullptr;

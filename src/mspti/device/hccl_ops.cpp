@@ -19,6 +19,7 @@ struct Op {
     const char *name = nullptr;
     const char *commName = nullptr;
     uint64_t bytes = 0;
+    std::atomic<bool> failed{false};
     // Written by the stream worker at the start trace, read at the end trace.
     std::atomic<uint64_t> start{0};
     std::atomic<uint32_t> deviceId{0};
@@ -64,6 +65,7 @@ uint64_t hccl_op_begin(const char *name, const char *commName, uint64_t bytes, v
     op->name = name;
     op->commName = commName;
     op->bytes = bytes;
+    op->failed.store(false, std::memory_order_relaxed);
     op->start.store(0, std::memory_order_relaxed);
     op->markId.store(markId, std::memory_order_release);  // published before the trace is enqueued
     if (stream_trace(stream, markId, MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE) != 0) {
@@ -73,7 +75,11 @@ uint64_t hccl_op_begin(const char *name, const char *commName, uint64_t bytes, v
     return markId;
 }
 
-void hccl_op_end(uint64_t markId, void *stream) {
+void hccl_op_end(uint64_t markId, void *stream, bool failed) {
+    if (failed) {
+        if (Op *op = find(markId)) op->failed.store(true, std::memory_order_relaxed);
+    }
+    // Enqueued even for a failed op: the start trace is already queued and must find its end.
     if (stream_trace(stream, markId, MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE) == 0) return;
     if (Op *op = find(markId)) forget(op);  // the end will never come
 }
@@ -85,6 +91,10 @@ bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t s
         op->deviceId.store(deviceId, std::memory_order_relaxed);
         op->streamId.store(streamId, std::memory_order_relaxed);
         op->start.store(epochNs, std::memory_order_release);
+        return true;
+    }
+    if (op->failed.load(std::memory_order_relaxed)) {
+        forget(op);
         return true;
     }
     msptiActivityHccl r{};

@@ -12,8 +12,9 @@ namespace mspti::device {
 // `bytes` = 0 means "no bandwidth value".
 uint64_t hccl_op_begin(const char *name, const char *commName, uint64_t bytes, void *stream);
 
-// Enqueues END_WITH_DEVICE for an op started by hccl_op_begin.
-void hccl_op_end(uint64_t markId, void *stream);
+// Enqueues END_WITH_DEVICE for an op started by hccl_op_begin. `failed`: the real op was
+// rejected (nothing ran between the markers), so the pair gives no record.
+void hccl_op_end(uint64_t markId, void *stream, bool failed);
 
 // Called for every device trace: true if `markId` is an HCCL op's (consumed here).
 bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId, uint64_t epochNs);

@@ -24,7 +24,6 @@ aclError forward(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, u
     return result;
 }
 
-RealSymbol<decltype(&aclInit)> real_aclInit{"aclInit"};
 RealSymbol<decltype(&aclrtSetDevice)> real_aclrtSetDevice{"aclrtSetDevice"};
 RealSymbol<decltype(&aclrtResetDevice)> real_aclrtResetDevice{"aclrtResetDevice"};
 RealSymbol<decltype(&aclrtCreateContext)> real_aclrtCreateContext{"aclrtCreateContext"};
@@ -40,14 +39,7 @@ RealSymbol<decltype(&aclrtLaunchKernelWithHostArgs)> real_aclrtLaunchKernelWithH
 
 }  // namespace
 
-// aclInit has no callback id; it is interposed to find the runtime early (device attach).
-MSPTI_INTERPOSE aclError aclInit(const char *configPath) {
-    auto fn = real_aclInit.get();
-    if (fn == nullptr) return kAclApiNotSupport;
-    aclError result = fn(configPath);
-    mspti::device::attach_lazily();
-    return result;
-}
+// aclInit (the interposition probe) is defined in interposition.cpp.
 
 MSPTI_INTERPOSE aclError aclrtSetDevice(int32_t deviceId) {
     aclError result = forward(real_aclrtSetDevice, MSPTI_CBID_RUNTIME_DEVICE_SET, "aclrtSetDevice", 0, deviceId);

@@ -68,7 +68,7 @@ HcclResult run(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, Hcc
         result = fn(args...);
         scope.exit(&result);
     }
-    if (mark != 0) mspti::device::hccl_op_end(mark, stream);
+    if (mark != 0) mspti::device::hccl_op_end(mark, stream, result != kHcclSuccess);
     return result;
 }
 

@@ -3,6 +3,9 @@
 #include <dlfcn.h>
 
 #include "common/error.h"
+#include "device/vnpu_attach.h"
+#include "interpose/acl_abi.h"
+#include "interpose/real_symbol.h"
 
 namespace mspti::interpose {
 namespace {
@@ -14,7 +17,8 @@ void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
 bool interposing() {
     // Resolution, not the LD_PRELOAD text: also right when libmspti is linked ahead of the
     // runtime, and false when it is dlopen'ed RTLD_LOCAL or preloaded under another name.
-    void *global = dlsym(RTLD_DEFAULT, "aclrtMalloc");
+    // The probe, aclInit, is defined below, so every link of this check includes it.
+    void *global = dlsym(RTLD_DEFAULT, "aclInit");
     if (global == nullptr) return false;
     Dl_info resolved{}, ours{};
     if (dladdr(global, &resolved) == 0 || dladdr(reinterpret_cast<void *>(&anchor), &ours) == 0) return false;
@@ -30,3 +34,17 @@ void report_missing(const char *name) {
 }
 
 }  // namespace mspti::interpose
+
+namespace {
+mspti::interpose::RealSymbol<decltype(&aclInit)> real_aclInit{"aclInit"};
+}  // namespace
+
+// The probe entry point. It has no callback id; interposing it also finds the runtime early
+// (device attach) in programs that call it first.
+MSPTI_INTERPOSE aclError aclInit(const char *configPath) {
+    auto fn = real_aclInit.get();
+    if (fn == nullptr) return mspti::interpose::kAclApiNotSupport;
+    aclError result = fn(configPath);
+    mspti::device::attach_lazily();
+    return result;
+}

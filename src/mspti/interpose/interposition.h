@@ -4,7 +4,7 @@
 
 namespace mspti::interpose {
 
-// True when the process-wide definition of the probe entry point (aclrtMalloc, always
+// True when the process-wide definition of the probe entry point (aclInit, always
 // interposed) is libmspti's.
 bool interposing();
 

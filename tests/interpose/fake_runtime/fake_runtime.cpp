@@ -273,6 +273,7 @@ FAKE_EXPORT HcclResult HcclGetCommName(HcclComm comm, char *name) {
 }
 FAKE_EXPORT HcclResult HcclAllReduce(void *send, void *recv, uint64_t count, HcclDataType type, HcclReduceOp,
                                      HcclComm comm, aclrtStream stream) {
+    if (send == nullptr || recv == nullptr) return 2;  // HCCL_E_PTR: rejected, nothing enqueued
     Stream *s = resolve(stream);
     const vnpuProfiler *p = profiler();
     uint64_t tag = 0;
