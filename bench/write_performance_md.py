@@ -14,7 +14,11 @@ def load(results_dir, name):
     if not os.path.exists(path):
         return None
     with open(path) as f:
-        data = json.load(f)
+        try:
+            data = json.load(f)
+        except json.JSONDecodeError:
+            print(f"write_performance_md: {path} is not JSON; its section is skipped", file=sys.stderr)
+            return None
     medians = {}
     for b in data["benchmarks"]:
         if b.get("aggregate_name") == "median":
