@@ -20,5 +20,10 @@ run() {  # run NAME: bin/NAME -> $out/NAME.json, if it was built
 run bench_markers
 run bench_markers_notool
 run bench_kernel_overhead
+# Python delivery and mstx (bench/python; needs the Python module and bench_cpp_delivery, its baseline).
+if [ -x "$build/bin/bench_cpp_delivery" ] && [ -d "$build/python/mspti" ]; then
+  echo "== python delivery_bench" >&2
+  PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python/delivery_bench.py" "$build" "$out/python_delivery.json" >/dev/null
+fi
 /usr/bin/python3 "$root/bench/write_performance_md.py" "$out" "$root/docs/performance.md"
 echo "wrote $root/docs/performance.md" >&2

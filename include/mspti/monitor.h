@@ -13,6 +13,7 @@
 #ifndef MSPTI_MONITOR_H
 #define MSPTI_MONITOR_H
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -196,6 +197,13 @@ public:
 /** @brief Collects mstx markers: marks to one callback, paired ranges to another. */
 class MstxMonitor : public Monitor {
 public:
+    /**
+     * @brief Most range halves waiting for their other half, per start(). When the table is full
+     *        the oldest open half is dropped and counted in MonitorStats::unpaired_dropped, so
+     *        ranges that are never ended cannot grow memory.
+     */
+    static constexpr size_t kMaxOpenRanges = 65536;
+
     MstxMonitor();
     /**
      * @brief Starts delivering marks to `mark` and paired ranges to `range`; either may be NULL.

@@ -66,16 +66,19 @@ ThreadStaging *ActivityEngine::register_this_thread() {
 }
 
 void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
-    // Ring full: drain it ourselves rather than lose records, unless we are inside the
-    // request callback (draining would ask for a buffer again).
+    // Ring full: move it into client buffers ourselves (asking for new ones if needed) rather
+    // than lose records. Buffers that fill up are left to the worker: an application thread
+    // never runs the complete callback nor waits for another delivery here, so a producer
+    // holding a lock the callback needs (a Python GIL, say) cannot deadlock against it. Inside
+    // the request callback we cannot ask for a buffer again, so there the record is dropped.
     if (!t_in_request) {
-        std::vector<ClientBuffer> batch;
+        bool completed;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
             drain(lock, s, true);
-            batch = take_completed();
+            completed = !completed_.empty();
         }
-        deliver(batch);
+        if (completed) nudge();
         if (void *slot = s->try_reserve()) return slot;
     }
     s->count_dropped(kind);
@@ -83,7 +86,10 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
 }
 
 void ActivityEngine::nudge() {
-    if (!worker_sleeping_.load(std::memory_order_relaxed)) return;
+    // Dekker-style with the worker (both sides sequentially consistent): either the worker sees
+    // work_pending_ before it sleeps, or we see it sleeping and wake it. No wake-up is lost.
+    work_pending_.store(true);
+    if (!worker_sleeping_.load()) return;
     std::lock_guard<std::mutex> lock(wake_mutex_);
     wake_pending_ = true;
     wake_cv_.notify_one();
@@ -333,6 +339,7 @@ void ActivityEngine::worker_main() {
     auto next_periodic = Clock::now();
     for (;;) {
         uint32_t period = flush_period_ms_.load(std::memory_order_relaxed);
+        work_pending_.store(false);  // what producers signal from now on is handled next round
         std::vector<ClientBuffer> batch;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
@@ -352,9 +359,9 @@ void ActivityEngine::worker_main() {
         if (timeout < std::chrono::milliseconds(1)) timeout = std::chrono::milliseconds(1);
         std::unique_lock<std::mutex> lock(wake_mutex_);
         if (stopping_) break;
-        worker_sleeping_.store(true, std::memory_order_relaxed);
-        wake_cv_.wait_for(lock, timeout, [this] { return wake_pending_ || stopping_; });
-        worker_sleeping_.store(false, std::memory_order_relaxed);
+        worker_sleeping_.store(true);
+        wake_cv_.wait_for(lock, timeout, [this] { return wake_pending_ || stopping_ || work_pending_.load(); });
+        worker_sleeping_.store(false);
         wake_pending_ = false;
         if (stopping_) break;
     }

@@ -115,6 +115,7 @@ private:
     bool stopping_ = false;
     bool worker_done_ = false;
     std::atomic<bool> worker_sleeping_{false};
+    std::atomic<bool> work_pending_{false};  // set by producers: full buffers or a filling ring
     std::atomic<uint32_t> flush_period_ms_{0};
     std::thread worker_;
     std::once_flag worker_once_;

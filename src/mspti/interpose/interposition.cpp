@@ -15,10 +15,10 @@ void anchor() {}
 void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
 
 bool interposing() {
-    // The handle of the main program searches the global scope only: the program, what it was
-    // started with (LD_PRELOAD first) and RTLD_GLOBAL libraries. RTLD_DEFAULT would also search
-    // our own local scope and find our definition even when libmspti was opened RTLD_LOCAL.
-    // The probe, aclInit, is defined below, so every link of this check includes it.
+    // Resolution, not the LD_PRELOAD text. The probe, aclInit, is defined below, so every link of
+    // this check includes it. The main program's handle searches the global scope only: the
+    // program, what it started with (LD_PRELOAD first) and RTLD_GLOBAL libraries. RTLD_DEFAULT
+    // would also search our own local scope, and find us even when we were opened RTLD_LOCAL.
     static void *const global_scope = dlopen(nullptr, RTLD_NOW);
     void *global = global_scope != nullptr ? dlsym(global_scope, "aclInit") : nullptr;
     if (global == nullptr) return false;

@@ -1,0 +1,39 @@
+"""mspti: NPU profiling data in Python (msPTI's Python API).
+
+Monitors collect one kind of data each and call a Python callback per record, on the library's
+delivery thread::
+
+    from mspti import KernelMonitor, KernelData
+    monitor = KernelMonitor()
+    monitor.start(lambda data: print(data.name, data.end - data.start))
+    ...  # run the workload
+    monitor.stop()
+
+Also: :mod:`mspti.mstx` (markers from Python) and :mod:`mspti.batch` (numpy batch delivery via
+``monitor.start_batch``). libmspti.so is loaded into the global scope on import unless it is
+already there (``LD_PRELOAD=libmspti.so``, which HCCL data needs).
+"""
+
+from ._loader import native as _native  # noqa: F401  (loads libmspti and the extension)
+from .activity_data import (CommunicationData, HcclData, KernelData, MarkerData, MsptiObjectId,
+                            RangeMarkerData)
+from .constant import (MsptiActivityFlag, MsptiActivityKind, MsptiActivitySourceKind,
+                       MsptiCommunicationDataType, MsptiResult)
+from .monitor.base_monitor import MonitorStats
+from .monitor.communication_monitor import CommunicationMonitor
+from .monitor.hccl_monitor import HcclMonitor
+from .monitor.kernel_monitor import KernelMonitor
+from .monitor.mstx_monitor import MstxMonitor
+from . import batch, mstx  # noqa: E402
+
+# The native callback interfaces, for subclassing instead of passing a function.
+KernelCallback = _native.KernelCallback
+HcclCallback = _native.HcclCallback
+CommunicationCallback = _native.CommunicationCallback
+MarkCallback = _native.MarkCallback
+RangeCallback = _native.RangeCallback
+BatchCallback = _native.BatchCallback
+
+__all__ = ["KernelMonitor", "KernelData", "MstxMonitor", "MarkerData", "RangeMarkerData", "HcclMonitor",
+           "HcclData", "CommunicationMonitor", "CommunicationData", "MsptiObjectId", "MsptiResult",
+           "MsptiActivityKind", "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"]

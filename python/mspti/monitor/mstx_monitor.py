@@ -1,0 +1,46 @@
+"""MstxMonitor: mstx markers: instantaneous marks and paired ranges."""
+
+from .._loader import native
+from ._adapters import FunctionMarkCallback, FunctionRangeCallback, as_director
+from .base_monitor import BaseMonitor
+
+
+class MstxMonitor(BaseMonitor):
+    """Collects MARKER records.
+
+    ``start(mark_cb, range_cb)``: ``mark_cb(MarkerData)`` per instantaneous mark (host and device
+    records alike), ``range_cb(RangeMarkerData)`` per completed range (the host and the device
+    half of a range are two records). Either may be None.
+    """
+
+    _NATIVE = native.MstxMonitor
+
+    def start(self, mark_cb=None, range_cb=None):
+        """Starts delivering marks to ``mark_cb`` and ranges to ``range_cb`` (both optional)."""
+        directors = []
+        for label, cb, interface, adapter in (("mark_cb", mark_cb, native.MarkCallback, FunctionMarkCallback),
+                                              ("range_cb", range_cb, native.RangeCallback, FunctionRangeCallback)):
+            if cb is None:
+                directors.append(None)
+                continue
+            director = as_director(cb, interface, adapter)
+            if director is None:
+                return self._invalid(f"start: {label} must be callable or None, not {type(cb).__name__}")
+            directors.append(director)
+        mark, rng = directors
+        return self._start_with("start", (mark, rng), lambda: self._native.start(mark, rng))
+
+    def _domain_call(self, method, name):
+        if not isinstance(name, str):
+            return self._invalid(f"{method}: domain name must be a str, not {type(name).__name__}")
+        if not name:
+            return self._invalid(f"{method}: domain name must not be empty")
+        return self._result(method, getattr(self._native, method)(name))
+
+    def enable_domain(self, name):
+        """Turns collection of the domain ``name`` back on ("default" = the non-domain API)."""
+        return self._domain_call("enable_domain", name)
+
+    def disable_domain(self, name):
+        """Turns collection of the domain ``name`` off, now and for domains created later."""
+        return self._domain_call("disable_domain", name)

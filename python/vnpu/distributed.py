@@ -1,0 +1,157 @@
+"""Collectives across ranks (the ``torch.distributed`` part), over HCCL root info.
+
+``python3 -m vnpu.run --nproc_per_node N script.py`` starts the ranks with RANK, WORLD_SIZE,
+LOCAL_RANK and the HCCL root info (VNPU_HCCL_ROOT_INFO); :func:`init_process_group` joins them
+with HcclCommInitRootInfo. Collectives are enqueued on the current stream and work in place.
+"""
+
+import ctypes
+import enum
+import os
+
+import numpy as np
+
+from . import _lib
+from .device import current_stream, set_device
+from .tensors import Tensor, empty
+
+ROOT_INFO_ENV = "VNPU_HCCL_ROOT_INFO"
+_HCCL_DTYPE = {np.dtype(np.float32): 4, np.dtype(np.float16): 3, np.dtype(np.int32): 2, np.dtype(np.int64): 5}
+
+
+class ReduceOp(enum.IntEnum):
+    """HcclReduceOp values."""
+    SUM = 0
+    PRODUCT = 1
+    MAX = 2
+    MIN = 3
+
+
+class _Group:
+    def __init__(self, comm, rank, world_size):
+        self.comm, self.rank, self.world_size = comm, rank, world_size
+
+
+_group = None
+
+
+def new_root_info():
+    """A fresh HCCL root info (hex string) to hand to every rank."""
+    buf = ctypes.create_string_buffer(_lib.HCCL_ROOT_INFO_BYTES)
+    _lib.call(_lib.HcclGetRootInfo, buf)
+    return buf.raw.rstrip(b"\0").hex()
+
+
+def init_process_group(backend="hccl", rank=None, world_size=None, root_info=None):
+    """Joins the group: sets the device to LOCAL_RANK and creates the communicator (blocks until all ranks join)."""
+    global _group
+    if _group is not None:
+        raise RuntimeError("the process group is already initialised")
+    if backend not in ("hccl", None):
+        raise ValueError(f"unsupported backend {backend!r}")
+    rank = int(os.environ["RANK"]) if rank is None else rank
+    world_size = int(os.environ["WORLD_SIZE"]) if world_size is None else world_size
+    root_info = os.environ.get(ROOT_INFO_ENV) if root_info is None else root_info
+    if not root_info:
+        raise RuntimeError(f"{ROOT_INFO_ENV} is not set: start the ranks with python3 -m vnpu.run")
+    set_device(int(os.environ.get("LOCAL_RANK", rank)))
+    raw = bytes.fromhex(root_info).ljust(_lib.HCCL_ROOT_INFO_BYTES, b"\0")
+    info = ctypes.create_string_buffer(raw, _lib.HCCL_ROOT_INFO_BYTES)
+    comm = ctypes.c_void_p()
+    _lib.call(_lib.HcclCommInitRootInfo, world_size, info, rank, ctypes.byref(comm))
+    _group = _Group(comm.value, rank, world_size)
+
+
+def is_initialized():
+    """Whether init_process_group() was called."""
+    return _group is not None
+
+
+def _require():
+    if _group is None:
+        raise RuntimeError("call init_process_group() first")
+    return _group
+
+
+def get_rank():
+    """This process's rank."""
+    return _require().rank
+
+
+def get_world_size():
+    """Number of ranks."""
+    return _require().world_size
+
+
+def get_comm_name():
+    """The HCCL communicator name (the ``comm_name`` msPTI reports)."""
+    name = ctypes.create_string_buffer(128)
+    _lib.call(_lib.HcclGetCommName, _require().comm, name)
+    return name.value.decode()
+
+
+def _operand(t):
+    if not isinstance(t, Tensor) or t.device is None:
+        raise ValueError("collectives need a device tensor")
+    if t.dtype not in _HCCL_DTYPE:
+        raise TypeError(f"unsupported dtype {t.dtype}")
+    return _HCCL_DTYPE[t.dtype]
+
+
+def all_reduce(tensor, op=ReduceOp.SUM):
+    """Reduces ``tensor`` across ranks, in place (HcclAllReduce)."""
+    dtype = _operand(tensor)
+    g = _require()
+    _lib.call(_lib.HcclAllReduce, tensor.data_ptr, tensor.data_ptr, tensor.numel, dtype, int(op), g.comm,
+              current_stream(tensor.device).handle)
+
+
+def broadcast(tensor, src=0):
+    """Copies rank ``src``'s tensor to every rank, in place (HcclBroadcast)."""
+    dtype = _operand(tensor)
+    g = _require()
+    _lib.call(_lib.HcclBroadcast, tensor.data_ptr, tensor.numel, dtype, src, g.comm,
+              current_stream(tensor.device).handle)
+
+
+def all_gather_into_tensor(output, input):
+    """Concatenates every rank's ``input`` into ``output`` (HcclAllGather)."""
+    dtype = _operand(input)
+    g = _require()
+    if output.numel != input.numel * g.world_size:
+        raise ValueError("output must hold world_size * input.numel elements")
+    _lib.call(_lib.HcclAllGather, input.data_ptr, output.data_ptr, input.numel, dtype, g.comm,
+              current_stream(input.device).handle)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM):
+    """Reduces ``input`` across ranks and gives each rank its slice in ``output`` (HcclReduceScatter)."""
+    dtype = _operand(input)
+    g = _require()
+    if input.numel != output.numel * g.world_size:
+        raise ValueError("input must hold world_size * output.numel elements")
+    _lib.call(_lib.HcclReduceScatter, input.data_ptr, output.data_ptr, output.numel, dtype, int(op), g.comm,
+              current_stream(input.device).handle)
+
+
+def barrier():
+    """Waits until every rank reached the barrier."""
+    g = _require()
+    stream = current_stream()
+    _lib.call(_lib.HcclBarrier, g.comm, stream.handle)
+    stream.synchronize()
+
+
+def destroy_process_group():
+    """Destroys the communicator (after the current stream is idle)."""
+    global _group
+    if _group is None:
+        return
+    current_stream().synchronize()
+    _lib.HcclCommDestroy(_group.comm)
+    _group = None
+
+
+__all__ = ["ReduceOp", "init_process_group", "is_initialized", "get_rank", "get_world_size", "get_comm_name",
+           "all_reduce", "broadcast", "all_gather_into_tensor", "reduce_scatter_tensor", "barrier",
+           "destroy_process_group", "new_root_info", "empty"]

@@ -1,0 +1,28 @@
+// Internal pieces of libmspti_monitor shared between its source files. Not installed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "mspti/monitor.h"
+
+
+namespace mspti::detail {
+
+/** Counters of one monitor; written only by the delivery thread, read by stats(). */
+struct Counters {
+    std::atomic<uint64_t> delivered{0};
+    std::atomic<uint64_t> callback_errors{0};
+    std::atomic<uint64_t> unpaired_dropped{0};
+};
+
+/** Sets the calling thread's last error message and returns `result`. printf-style. */
+MsptiResult fail(MsptiResult result, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/** Name of a result code, e.g. "MSPTI_ERROR_INVALID_PARAMETER". */
+const char *result_name(int result);
+
+}  // namespace mspti::detail
+

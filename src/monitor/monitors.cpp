@@ -1,0 +1,168 @@
+// The public monitor classes: argument checks, then the session does the work.
+#include <memory>
+#include <utility>
+
+#include "monitor/session.h"
+
+namespace mspti {
+
+using detail::Session;
+using detail::fail;
+
+namespace {
+
+const char *monitor_name(MsptiActivityKind kind) {
+    switch (kind) {
+    case MsptiActivityKind::MSPTI_ACTIVITY_KIND_KERNEL: return "KernelMonitor";
+    case MsptiActivityKind::MSPTI_ACTIVITY_KIND_HCCL: return "HcclMonitor";
+    case MsptiActivityKind::MSPTI_ACTIVITY_KIND_COMMUNICATION: return "CommunicationMonitor";
+    case MsptiActivityKind::MSPTI_ACTIVITY_KIND_MARKER: return "MstxMonitor";
+    default: return "Monitor";
+    }
+}
+
+MsptiResult null_callback(const detail::MonitorCore &core, const char *method) {
+    return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER, "%s.%s: the callback is NULL (nothing was started)",
+                core.name, method);
+}
+
+template <typename Callback>
+MsptiResult start_records(detail::MonitorCore &core, Callback *cb, std::unique_ptr<Callback> owned) {
+    auto sub = std::make_shared<detail::RecordSubscription<Callback>>(core.kind, core.name, core.counters, cb,
+                                                                      std::move(owned));
+    return Session::instance().start(core, std::move(sub));
+}
+
+MsptiResult start_batch_on(detail::MonitorCore &core, BatchCallback *cb) {
+    if (cb == nullptr) return null_callback(core, "start_batch");
+    auto sub = std::make_shared<detail::Subscription>(core.kind, core.name, core.counters, cb);
+    return Session::instance().start(core, std::move(sub));
+}
+
+template <typename Interface, typename Value>
+MsptiResult start_function(detail::MonitorCore &core, std::function<void(const Value &)> f) {
+    if (!f) return null_callback(core, "start");
+    auto owned = std::make_unique<detail::FunctionCallback<Interface, Value>>(std::move(f));
+    Interface *raw = owned.get();
+    return start_records<Interface>(core, raw, std::move(owned));
+}
+
+}  // namespace
+
+void set_delivery_thread_hooks(DeliveryThreadHooks *hooks) { Session::instance().set_hooks(hooks); }
+
+// ---- Monitor --------------------------------------------------------------------------------
+
+Monitor::Monitor(MsptiActivityKind kind)
+    : core_(std::make_unique<detail::MonitorCore>(static_cast<int>(kind), monitor_name(kind))) {}
+
+Monitor::~Monitor() { stop(); }
+
+MsptiResult Monitor::stop() { return Session::instance().stop(*core_); }
+
+MsptiResult Monitor::flush_all() { return Session::instance().flush_all(); }
+
+MsptiResult Monitor::set_buffer_size(int64_t megabytes) { return Session::instance().set_buffer_size(megabytes); }
+
+bool Monitor::is_running() const { return core_->running.load(std::memory_order_acquire); }
+
+MonitorStats Monitor::stats() const {
+    MonitorStats s;
+    s.delivered = core_->counters->delivered.load(std::memory_order_relaxed);
+    s.callback_errors = core_->counters->callback_errors.load(std::memory_order_relaxed);
+    s.unpaired_dropped = core_->counters->unpaired_dropped.load(std::memory_order_relaxed);
+    return s;
+}
+
+// ---- KernelMonitor, HcclMonitor, CommunicationMonitor ----------------------------------------
+
+KernelMonitor::KernelMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_KERNEL) {}
+
+MsptiResult KernelMonitor::start(KernelCallback *callback) {
+    if (callback == nullptr) return null_callback(*core_, "start");
+    return start_records<KernelCallback>(*core_, callback, nullptr);
+}
+
+MsptiResult KernelMonitor::start_batch(BatchCallback *callback) { return start_batch_on(*core_, callback); }
+
+MsptiResult KernelMonitor::start(std::function<void(const KernelData &)> callback) {
+    return start_function<KernelCallback, KernelData>(*core_, std::move(callback));
+}
+
+HcclMonitor::HcclMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_HCCL) {}
+
+MsptiResult HcclMonitor::start(HcclCallback *callback) {
+    if (callback == nullptr) return null_callback(*core_, "start");
+    return start_records<HcclCallback>(*core_, callback, nullptr);
+}
+
+MsptiResult HcclMonitor::start_batch(BatchCallback *callback) { return start_batch_on(*core_, callback); }
+
+MsptiResult HcclMonitor::start(std::function<void(const HcclData &)> callback) {
+    return start_function<HcclCallback, HcclData>(*core_, std::move(callback));
+}
+
+CommunicationMonitor::CommunicationMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_COMMUNICATION) {}
+
+MsptiResult CommunicationMonitor::start(CommunicationCallback *callback) {
+    if (callback == nullptr) return null_callback(*core_, "start");
+    return start_records<CommunicationCallback>(*core_, callback, nullptr);
+}
+
+MsptiResult CommunicationMonitor::start_batch(BatchCallback *callback) { return start_batch_on(*core_, callback); }
+
+MsptiResult CommunicationMonitor::start(std::function<void(const CommunicationData &)> callback) {
+    return start_function<CommunicationCallback, CommunicationData>(*core_, std::move(callback));
+}
+
+// ---- MstxMonitor ------------------------------------------------------------------------------
+
+MstxMonitor::MstxMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_MARKER) {}
+
+MsptiResult MstxMonitor::start(MarkCallback *mark, RangeCallback *range) {
+    auto sub = std::make_shared<detail::MstxSubscription>(core_->name, core_->counters, mark, range, nullptr, nullptr,
+                                                          kMaxOpenRanges);
+    return Session::instance().start(*core_, std::move(sub));
+}
+
+MsptiResult MstxMonitor::start_batch(BatchCallback *callback) { return start_batch_on(*core_, callback); }
+
+MsptiResult MstxMonitor::start(std::function<void(const MarkerData &)> mark,
+                               std::function<void(const RangeMarkerData &)> range) {
+    std::unique_ptr<MarkCallback> owned_mark;
+    std::unique_ptr<RangeCallback> owned_range;
+    if (mark) owned_mark = std::make_unique<detail::FunctionCallback<MarkCallback, MarkerData>>(std::move(mark));
+    if (range)
+        owned_range = std::make_unique<detail::FunctionCallback<RangeCallback, RangeMarkerData>>(std::move(range));
+    MarkCallback *m = owned_mark.get();
+    RangeCallback *r = owned_range.get();
+    auto sub = std::make_shared<detail::MstxSubscription>(core_->name, core_->counters, m, r, std::move(owned_mark),
+                                                          std::move(owned_range), kMaxOpenRanges);
+    return Session::instance().start(*core_, std::move(sub));
+}
+
+namespace {
+MsptiResult domain_call(const std::string &name, const char *method, msptiResult (*call)(const char *)) {
+    if (name.empty())
+        return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER, "MstxMonitor.%s: the domain name is empty", method);
+    if (name.size() >= 255)
+        return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER,
+                    "MstxMonitor.%s: the domain name has %zu characters; it must have fewer than 255", method,
+                    name.size());
+    msptiResult r = call(name.c_str());
+    if (r != MSPTI_SUCCESS)
+        return fail(static_cast<MsptiResult>(r), "MstxMonitor.%s(\"%s\"): msPTI returned %d (%s)", method,
+                    name.c_str(), static_cast<int>(r), detail::result_name(r));
+    return MsptiResult::MSPTI_SUCCESS;
+}
+}  // namespace
+
+MsptiResult MstxMonitor::enable_domain(const std::string &name) {
+    return domain_call(name, "enable_domain", &msptiActivityEnableMarkerDomain);
+}
+
+MsptiResult MstxMonitor::disable_domain(const std::string &name) {
+    return domain_call(name, "disable_domain", &msptiActivityDisableMarkerDomain);
+}
+
+}  // namespace mspti

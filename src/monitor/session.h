@@ -1,0 +1,110 @@
+// The process-wide collection session behind every monitor: it owns the activity buffer pool
+// registered with libmspti, the subscription, the enabled kinds, and the one delivery thread
+// that runs every user callback. Built on the public msPTI C ABI only.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "mspti/mspti_activity.h"
+#include "mspti/mspti_callback.h"
+#include "monitor/buffer_pool.h"
+#include "monitor/subscription.h"
+
+
+namespace mspti::detail {
+
+/** What the session knows of one monitor object. */
+struct MonitorCore {
+    MonitorCore(int kind_value, const char *monitor_name) : kind(kind_value), name(monitor_name) {}
+    const int kind;
+    const char *const name;
+    std::shared_ptr<Counters> counters = std::make_shared<Counters>();
+    std::shared_ptr<Subscription> current;  // guarded by Session's control mutex
+    std::atomic<bool> running{false};
+};
+
+class Session {
+public:
+    /** The one session (leaked on purpose: the delivery thread may outlive static destruction). */
+    static Session &instance();
+
+    MsptiResult start(MonitorCore &core, std::shared_ptr<Subscription> sub);
+    MsptiResult stop(MonitorCore &core);
+    MsptiResult flush_all();
+    MsptiResult set_buffer_size(int64_t megabytes);
+    void set_hooks(DeliveryThreadHooks *hooks) { hooks_.store(hooks, std::memory_order_release); }
+
+    /** Whether the calling thread is the delivery thread. */
+    static bool on_delivery_thread();
+
+private:
+    static constexpr int kKinds = MSPTI_ACTIVITY_KIND_COUNT;
+    using SubList = std::vector<std::shared_ptr<Subscription>>;
+    struct Registry {
+        uint64_t version = 0;
+        std::array<SubList, kKinds> batch;   // batch subscriptions per kind, in start order
+        std::array<SubList, kKinds> record;  // per-record subscriptions per kind, in start order
+    };
+    struct Pending {
+        uint8_t *data;
+        size_t size;
+        size_t valid;
+    };
+    enum class ThreadState { None, Running, Exiting, Exited };
+
+    Session() = default;
+
+    static void on_request(uint8_t **buffer, size_t *size, size_t *max_records);
+    static void on_complete(uint8_t *buffer, size_t size, size_t valid);
+    static void at_process_exit();
+
+    // control_ held:
+    MsptiResult begin_locked(const char *who);
+    void end_locked();
+
+    void publish_locked(const std::shared_ptr<Subscription> &add, const Subscription *remove, uint64_t *version);
+    void wait_delivered(uint64_t target);
+    void wait_not_using(uint64_t version);
+    void join_if_exited();
+    void thread_main(DeliveryThreadHooks *hooks);
+    void deliver_buffer(const Pending &p, const Registry &reg);
+    void deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg);
+
+    // ---- control (start/stop bookkeeping; msPTI calls are made under it, never waits for delivery)
+    std::mutex control_;
+    bool session_up_ = false;
+    bool subscribed_ = false;
+    msptiSubscriberHandle handle_ = nullptr;
+    int active_ = 0;
+    std::array<int, kKinds> kind_users_{};
+    size_t buffer_bytes_ = size_t{8} << 20;
+    bool exit_handler_ = false;
+
+    // ---- delivery state (short critical sections only)
+    std::mutex mutex_;
+    std::condition_variable work_cv_;  // delivery thread waits for buffers
+    std::condition_variable done_cv_;  // flush/stop wait for progress
+    std::deque<Pending> queue_;
+    uint64_t enqueued_ = 0;
+    uint64_t processed_ = 0;
+    bool busy_ = false;
+    uint64_t busy_version_ = 0;
+    std::shared_ptr<const Registry> registry_ = std::make_shared<Registry>();
+    ThreadState state_ = ThreadState::None;
+    std::thread thread_;
+    bool exiting_ = false;
+
+    std::atomic<DeliveryThreadHooks *> hooks_{nullptr};
+    BufferPool pool_;
+};
+
+}  // namespace mspti::detail
+

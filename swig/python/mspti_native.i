@@ -1,0 +1,88 @@
+/*
+ * mspti_native.i: the Python module mspti.native (built with -threads). Python-specific glue only:
+ * GIL policy, record typemaps, exception reporting in directors, delivery-thread hooks, the
+ * stream typemap for mstx. The user-facing API is the pure-Python package python/mspti on top.
+ */
+%module(package="mspti", directors="1", threads="1") native
+
+/* Directors look their Python method up once per callback object, not once per call. */
+%begin %{
+#define SWIG_PYTHON_DIRECTOR_VTABLE
+%}
+
+%{
+#include "py_records.h"
+#include "py_thread.h"
+%}
+
+/* ---- GIL: held by default; released only in calls that block or wait for the delivery thread. */
+%nothreadallow;
+%threadallow mspti::Monitor::stop;
+%threadallow mspti::Monitor::flush_all;
+%threadallow mspti::KernelMonitor::start;
+%threadallow mspti::KernelMonitor::start_batch;
+%threadallow mspti::HcclMonitor::start;
+%threadallow mspti::HcclMonitor::start_batch;
+%threadallow mspti::CommunicationMonitor::start;
+%threadallow mspti::CommunicationMonitor::start_batch;
+%threadallow mspti::MstxMonitor::start;
+%threadallow mspti::MstxMonitor::start_batch;
+%threadallow mspti::KernelMonitor::~KernelMonitor;
+%threadallow mspti::HcclMonitor::~HcclMonitor;
+%threadallow mspti::CommunicationMonitor::~CommunicationMonitor;
+%threadallow mspti::MstxMonitor::~MstxMonitor;
+
+/* ---- Records reach Python as owned objects of the package's record classes. */
+%define MSPTI_RECORD_DIRECTORIN(TYPE)
+%typemap(directorin) const TYPE & {
+  $input = mspti_py::to_python($1);
+  if ($input == NULL) mspti_py::report_callback_error(swig_get_self());
+}
+%enddef
+MSPTI_RECORD_DIRECTORIN(mspti::KernelData)
+MSPTI_RECORD_DIRECTORIN(mspti::HcclData)
+MSPTI_RECORD_DIRECTORIN(mspti::CommunicationData)
+MSPTI_RECORD_DIRECTORIN(mspti::MarkerData)
+MSPTI_RECORD_DIRECTORIN(mspti::RangeMarkerData)
+MSPTI_RECORD_DIRECTORIN(mspti::RecordBatch)
+
+/* ---- A Python exception in a callback: reported with traceback, counted by the monitor. */
+%feature("director:except") {
+  if ($error != NULL) {
+    mspti_py::report_callback_error(swig_get_self());
+  }
+}
+
+/* ---- Results and kinds are plain ints here; the package turns them into IntEnums. */
+%typemap(out) mspti::MsptiResult "$result = PyLong_FromLong(static_cast<long>($1));"
+
+/* ---- mstx streams: None, an int handle, or an object with an int `handle`. */
+%typemap(in) aclrtStream {
+  if (!mspti_py::stream_from_python($input, &$1)) SWIG_fail;
+}
+%typemap(typecheck, precedence=SWIG_TYPECHECK_POINTER) aclrtStream "$1 = 1;"
+
+/* Optional trailing arguments (mstx streams) in one wrapper, not an overload dispatcher. */
+%feature("compactdefaultargs");
+
+%include "../monitor.i"
+%include "../mstx.i"
+
+%exception mspti_py::register_types {
+  $action
+  if (PyErr_Occurred()) SWIG_fail;
+}
+%inline %{
+namespace mspti_py {
+/** Registers the package's record classes and enum maps (called once by mspti/_native.py). */
+void register_types(PyObject *spec) {
+  register_record_types(spec);
+}
+/** Whether the calling thread is the monitors' delivery thread. */
+bool on_delivery_thread() { return delivery_hooks().on_delivery_thread(); }
+}
+%}
+
+%init %{
+  mspti::set_delivery_thread_hooks(&mspti_py::delivery_hooks());
+%}

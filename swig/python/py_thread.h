@@ -1,0 +1,102 @@
+// py_thread.h: the delivery thread joins Python once (persistent thread state), and a Python
+// exception escaping a callback is reported with its traceback and turned into
+// mspti::CallbackErrorReported so that delivery goes on.
+#ifndef MSPTI_SWIG_PY_THREAD_H
+#define MSPTI_SWIG_PY_THREAD_H
+
+#include <Python.h>
+#include <pthread.h>
+
+#include <atomic>
+
+#include "mspti/monitor.h"
+
+namespace mspti_py {
+
+inline bool interpreter_alive() { return Py_IsInitialized() && !_Py_IsFinalizing(); }
+
+/**
+ * Creates the delivery thread's PyThreadState when the thread starts and keeps it until the
+ * thread ends. Director calls then only take and drop the GIL (PyGILState_Ensure finds the
+ * existing state) instead of creating and destroying a thread state per callback.
+ */
+class PythonDeliveryThreadHooks final : public mspti::DeliveryThreadHooks {
+public:
+    void on_thread_start() override {
+        thread_.store(pthread_self(), std::memory_order_release);
+        running_.store(true, std::memory_order_release);
+        if (!interpreter_alive()) return;
+        gil_ = PyGILState_Ensure();  // creates this thread's state and takes the GIL
+        saved_ = PyEval_SaveThread();  // drops the GIL, keeps the state
+        attached_ = true;
+    }
+
+    void on_thread_end() override {
+        running_.store(false, std::memory_order_release);
+        if (!attached_) return;
+        attached_ = false;
+        // After finalisation the state is gone with the interpreter; touching it would crash.
+        if (!interpreter_alive()) return;
+        PyEval_RestoreThread(saved_);
+        PyGILState_Release(gil_);  // last release: the thread state is deleted
+    }
+
+    /** True on the delivery thread (e.g. stop() called from inside a callback). */
+    bool on_delivery_thread() const {
+        return running_.load(std::memory_order_acquire) &&
+               pthread_equal(thread_.load(std::memory_order_acquire), pthread_self());
+    }
+
+private:
+    std::atomic<pthread_t> thread_{};
+    std::atomic<bool> running_{false};
+    PyGILState_STATE gil_{};
+    PyThreadState *saved_ = nullptr;
+    bool attached_ = false;  // only touched on the delivery thread
+};
+
+inline PythonDeliveryThreadHooks &delivery_hooks() {
+    static PythonDeliveryThreadHooks *hooks = new PythonDeliveryThreadHooks;  // outlives every monitor
+    return *hooks;
+}
+
+/**
+ * The pending Python exception of a failed callback: reported through sys.unraisablehook with its
+ * traceback (which clears it), then mspti::CallbackErrorReported for the monitor to count.
+ * Called with the GIL held; the C++ exception touches no Python state.
+ */
+[[noreturn]] inline void report_callback_error(PyObject *context) {
+    if (PyErr_Occurred()) {
+        PyErr_WriteUnraisable(context);
+    }
+    throw mspti::CallbackErrorReported();
+}
+
+/** An aclrtStream from None, an int handle, or an object with an int `handle` attribute. */
+inline bool stream_from_python(PyObject *obj, void **stream) {
+    if (obj == Py_None) {
+        *stream = nullptr;
+        return true;
+    }
+    PyObject *handle = nullptr;
+    if (PyLong_Check(obj)) {
+        Py_INCREF(obj);
+        handle = obj;
+    } else {
+        handle = PyObject_GetAttrString(obj, "handle");
+        if (handle == nullptr || !PyLong_Check(handle)) {
+            Py_XDECREF(handle);
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "stream must be None, an int handle or a stream object with an int "
+                                          "'handle' attribute, not %s", Py_TYPE(obj)->tp_name);
+            return false;
+        }
+    }
+    *stream = PyLong_AsVoidPtr(handle);
+    Py_DECREF(handle);
+    return !PyErr_Occurred();
+}
+
+}  // namespace mspti_py
+
+#endif  // MSPTI_SWIG_PY_THREAD_H

@@ -1,0 +1,30 @@
+"""User guide 3.2: complete single-card example (torch/torch_npu replaced by vnpu).
+
+GUIDE_MATMUL_SIZE sets the matrix size (the guide's 1024 by default; the virtual NPU computes an
+fp16 1024x1024 matmul on the CPU in seconds, so the test uses a smaller size).
+"""
+import os
+
+import vnpu
+from mspti import KernelMonitor, KernelData
+
+N = int(os.environ.get("GUIDE_MATMUL_SIZE", "1024"))
+
+
+def kernel_parser(data: KernelData):
+    duration_us = (data.end - data.start) / 1000
+    print(f"[Kernel] {data.name} | {data.type} | "
+          f"{duration_us:.2f} us | device={data.device_id}")
+
+
+monitor = KernelMonitor()
+monitor.start(kernel_parser)
+
+# 执行 NPU 计算
+x = vnpu.randn(N, N, dtype=vnpu.float16).npu()
+y = vnpu.randn(N, N, dtype=vnpu.float16).npu()
+for _ in range(10):
+    z = vnpu.matmul(x, y)
+vnpu.synchronize()
+
+monitor.stop()
