@@ -59,6 +59,7 @@ TEST(MonitorLifecycle, StopOfAnotherMonitorFromACallback) {
 TEST(MonitorLifecycle, StopFromAnotherThreadWhileRecordsStream) {
     MstxCollector c;
     mspti::MstxMonitor m;
+    ASSERT_EQ(m.set_buffer_size(1), MsptiResult::MSPTI_SUCCESS);  // buffers come back every ~18k records
     std::atomic<bool> stopped{false};
     std::atomic<int> late{0};
     ASSERT_EQ(m.start([&](const mspti::MarkerData &d) {
@@ -69,7 +70,7 @@ TEST(MonitorLifecycle, StopFromAnotherThreadWhileRecordsStream) {
               MsptiResult::MSPTI_SUCCESS);
     {
         MarkProducer producer;
-        c.wait_marks(2000);  // streaming: records are being delivered
+        c.wait_marks(1000);  // streaming: records are being delivered
         ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
         stopped.store(true);
         size_t at_stop = c.marks().size();
@@ -186,6 +187,7 @@ TEST(MonitorLifecycle, DeliveryThreadHooksRunOncePerThreadOnThatThread) {
 
 TEST(MonitorLifecycle, TenThousandStartStopCyclesDoNotGrowThreadsOrMemory) {
     mspti::MstxMonitor m;
+    ASSERT_EQ(m.set_buffer_size(1), MsptiResult::MSPTI_SUCCESS);  // each cycle allocates one buffer
     uint64_t delivered = 0;
     auto cycle = [&] {
         ASSERT_EQ(m.start([&](const mspti::MarkerData &) { ++delivered; }, nullptr), MsptiResult::MSPTI_SUCCESS);
@@ -200,7 +202,12 @@ TEST(MonitorLifecycle, TenThousandStartStopCyclesDoNotGrowThreadsOrMemory) {
         if (HasFatalFailure()) return;
     }
     EXPECT_EQ(ThreadCount(), threads);
-    EXPECT_LT(RssKiB() - rss, 4096) << "RSS grew from " << rss << " KiB";
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    // (Sanitizers keep freed memory in quarantine: RSS says nothing there; LeakSanitizer checks leaks.)
+    EXPECT_LT(RssKiB() - rss, 2048) << "RSS grew from " << rss << " KiB";
+#else
+    (void)rss;
+#endif
     EXPECT_EQ(delivered, 10200u);
     EXPECT_EQ(m.stats().delivered, 10200u);
 }

@@ -83,11 +83,11 @@ private:
     std::vector<mspti::RangeMarkerData> ranges_;
 };
 
-/** A thread that marks "stream" until stopped. */
+/** A thread that marks "stream" until stopped (or `limit` marks). */
 class MarkProducer {
 public:
-    MarkProducer() : thread_([this] {
-        while (!stop_.load(std::memory_order_relaxed)) {
+    explicit MarkProducer(uint64_t limit = 2000000) : thread_([this, limit] {
+        while (!stop_.load(std::memory_order_relaxed) && produced_.load(std::memory_order_relaxed) < limit) {
             mstxMarkA("stream", nullptr);
             produced_.fetch_add(1, std::memory_order_relaxed);
         }
