@@ -4,9 +4,12 @@
 // msptiActivityGetNextRecord. Every variant produces the same mstx marks on the benchmark thread
 // and ends with a flush that returns once everything was delivered, so the time covers
 // production, hand-over and consumption; the difference between variants is the delivery cost.
+// The DeliveryOnly variants time just the hand-over and consumption: 1M records are produced
+// into one 256 MB buffer with the clock paused, then the timed flush delivers them.
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -27,6 +30,7 @@ void Produce() {
 
 class RawClient {
 public:
+    static inline size_t kBytes = 8 << 20;
     static void Request(uint8_t **buffer, size_t *size, size_t *max) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (free_.empty()) {
@@ -54,7 +58,6 @@ public:
     static inline std::atomic<uint64_t> checksum{0};
 
 private:
-    static constexpr size_t kBytes = 8 << 20;
     static inline std::mutex mutex_;
     static inline std::vector<uint8_t *> free_;
 };
@@ -158,8 +161,76 @@ void BM_ProductionOnlyNoBuffers(benchmark::State &state) {
     state.SetItemsProcessed(state.iterations() * kRecordsPerIteration);
 }
 
+// ---- delivery only --------------------------------------------------------------------------
+
+constexpr int kDeliveryRecords = 1000000;  // 56 MB: fits one 256 MB buffer
+
+void ProduceUntimed(benchmark::State &state) {
+    state.PauseTiming();
+    for (int i = 0; i < kDeliveryRecords; ++i) mstxMarkA("bench", nullptr);
+    state.ResumeTiming();
+}
+
+void BM_DeliveryOnly_RawCAbiWalk(benchmark::State &state) {
+    RawClient::kBytes = size_t{256} << 20;
+    msptiSubscriberHandle handle = nullptr;
+    msptiSubscribe(&handle, nullptr, nullptr);
+    msptiActivityRegisterCallbacks(&RawClient::Request, &RawClient::Complete);
+    msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);
+    RawClient::seen = 0;
+    for (auto _ : state) {
+        ProduceUntimed(state);
+        msptiActivityFlushAll(1);
+    }
+    msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
+    msptiActivityFlushAll(1);
+    msptiUnsubscribe(handle);
+    if (RawClient::seen != static_cast<uint64_t>(state.iterations()) * kDeliveryRecords)
+        state.SkipWithError("records were lost");
+    state.SetItemsProcessed(static_cast<int64_t>(RawClient::seen.load()));
+}
+
+template <typename Callback>
+void DeliveryOnly(benchmark::State &state, Callback &cb) {
+    mspti::MstxMonitor monitor;
+    monitor.set_buffer_size(256);
+    mspti::MsptiResult r;
+    if constexpr (std::is_base_of_v<mspti::BatchCallback, Callback>)
+        r = monitor.start_batch(&cb);
+    else
+        r = monitor.start(&cb, nullptr);
+    if (r != mspti::MsptiResult::MSPTI_SUCCESS) {
+        state.SkipWithError("start failed");
+        return;
+    }
+    for (auto _ : state) {
+        ProduceUntimed(state);
+        monitor.flush_all();
+    }
+    monitor.stop();
+    monitor.set_buffer_size(8);
+    if (cb.seen != static_cast<uint64_t>(state.iterations()) * kDeliveryRecords)
+        state.SkipWithError("records were lost");
+    state.SetItemsProcessed(static_cast<int64_t>(cb.seen));
+}
+
+void BM_DeliveryOnly_MonitorPerRecord(benchmark::State &state) {
+    CountingMarks marks;
+    DeliveryOnly(state, marks);
+    benchmark::DoNotOptimize(marks.checksum);
+}
+
+void BM_DeliveryOnly_MonitorBatch(benchmark::State &state) {
+    CountingBatches batches;
+    DeliveryOnly(state, batches);
+    benchmark::DoNotOptimize(batches.checksum);
+}
+
 }  // namespace
 
+BENCHMARK(BM_DeliveryOnly_RawCAbiWalk)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_DeliveryOnly_MonitorPerRecord)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_DeliveryOnly_MonitorBatch)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ProductionOnlyNoBuffers)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RawCAbiCompleteCallbackWalk)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MonitorPerRecordCallback)->Unit(benchmark::kMillisecond)->UseRealTime();
