@@ -155,7 +155,9 @@ public:
     MonitorStats stats() const;
 
 protected:
+    /** @brief A monitor of records of `kind`. */
     explicit Monitor(MsptiActivityKind kind);
+    /** @brief The implementation (src/monitor). */
     std::unique_ptr<detail::MonitorCore> core_;
 };
 

@@ -41,7 +41,7 @@ extern "C" {
 #else
 /** @brief Opens the block of packed record structs (compiler-specific). */
 #define START_PACKED_ALIGNMENT
-/** @brief Packs a record struct and aligns it to ::ACTIVITY_STRUCT_ALIGNMENT (compiler-specific). */
+/** @brief Packs a record struct and aligns it to ACTIVITY_STRUCT_ALIGNMENT (compiler-specific). */
 #define PACKED_ALIGNMENT
 /** @brief Closes the block of packed record structs (compiler-specific). */
 #define END_PACKED_ALIGNMENT
@@ -170,9 +170,9 @@ typedef union PACKED_ALIGNMENT {
     } ds;                   /**< Device records: device and stream. */
 } msptiObjectId;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_MARKER: one half of a mark or range, host or device. */
+/** @brief MSPTI_ACTIVITY_KIND_MARKER: one half of a mark or range, host or device. */
 typedef struct PACKED_ALIGNMENT {
-    msptiActivityKind kind;             /**< ::MSPTI_ACTIVITY_KIND_MARKER */
+    msptiActivityKind kind;             /**< MSPTI_ACTIVITY_KIND_MARKER */
     msptiActivityFlag flag;             /**< Mark, range start or range end, with or without device. */
     msptiActivitySourceKind sourceKind; /**< Host or device. */
     uint64_t timestamp;                 /**< Nanoseconds since the Unix epoch. */
@@ -182,7 +182,7 @@ typedef struct PACKED_ALIGNMENT {
     const char *domain;                 /**< Domain name ("default" for the non-domain API); "" on end and device records. */
 } msptiActivityMarker;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_API, ACL_API, NODE_API, RUNTIME_API: an API call on the host. */
+/** @brief MSPTI_ACTIVITY_KIND_API, ACL_API, NODE_API, RUNTIME_API: an API call on the host. */
 typedef struct PACKED_ALIGNMENT {
     msptiActivityKind kind; /**< One of the four API kinds. */
     uint64_t start;         /**< Start, ns since the Unix epoch. */
@@ -195,9 +195,9 @@ typedef struct PACKED_ALIGNMENT {
     const char *name;       /**< API name. */
 } msptiActivityApi;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_KERNEL: a kernel executed on a device stream. */
+/** @brief MSPTI_ACTIVITY_KIND_KERNEL: a kernel executed on a device stream. */
 typedef struct PACKED_ALIGNMENT {
-    msptiActivityKind kind; /**< ::MSPTI_ACTIVITY_KIND_KERNEL */
+    msptiActivityKind kind; /**< MSPTI_ACTIVITY_KIND_KERNEL */
     uint64_t start;         /**< Start on the device, ns since the Unix epoch. */
     uint64_t end;           /**< End on the device, ns since the Unix epoch. */
     struct {
@@ -209,9 +209,9 @@ typedef struct PACKED_ALIGNMENT {
     const char *name;       /**< Kernel name. */
 } msptiActivityKernel;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_HCCL: an HCCL operation with its bandwidth. */
+/** @brief MSPTI_ACTIVITY_KIND_HCCL: an HCCL operation with its bandwidth. */
 typedef struct PACKED_ALIGNMENT {
-    msptiActivityKind kind; /**< ::MSPTI_ACTIVITY_KIND_HCCL */
+    msptiActivityKind kind; /**< MSPTI_ACTIVITY_KIND_HCCL */
     uint64_t start;         /**< Start on the device, ns since the Unix epoch. */
     uint64_t end;           /**< End on the device, ns since the Unix epoch. */
     struct {
@@ -223,9 +223,9 @@ typedef struct PACKED_ALIGNMENT {
     const char *commName;   /**< Communicator name. */
 } msptiActivityHccl;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_MEMORY: a device allocation or release (host-side timing). */
+/** @brief MSPTI_ACTIVITY_KIND_MEMORY: a device allocation or release (host-side timing). */
 typedef struct PACKED_ALIGNMENT {
-    msptiActivityKind kind;                              /**< ::MSPTI_ACTIVITY_KIND_MEMORY */
+    msptiActivityKind kind;                              /**< MSPTI_ACTIVITY_KIND_MEMORY */
     msptiActivityMemoryOperationType memoryOperationType; /**< Allocation or release. */
     msptiActivityMemoryKind memoryKind;                  /**< Memory kind. */
     uint64_t correlationId;                              /**< Correlation id of the call. */
@@ -235,46 +235,46 @@ typedef struct PACKED_ALIGNMENT {
     uint64_t bytes;                                      /**< Size in bytes. */
     uint32_t processId;                                  /**< Process. */
     uint32_t deviceId;                                   /**< Device. */
-    uint32_t streamId;                                   /**< Always ::MSPTI_INVALID_STREAM_ID. */
+    uint32_t streamId;                                   /**< Always MSPTI_INVALID_STREAM_ID. */
 } msptiActivityMemory;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_MEMSET: a memset call (host-side timing). */
+/** @brief MSPTI_ACTIVITY_KIND_MEMSET: a memset call (host-side timing). */
 typedef struct PACKED_ALIGNMENT {
-    msptiActivityKind kind; /**< ::MSPTI_ACTIVITY_KIND_MEMSET */
+    msptiActivityKind kind; /**< MSPTI_ACTIVITY_KIND_MEMSET */
     uint32_t value;         /**< Byte value written. */
     uint64_t bytes;         /**< Bytes written. */
     uint64_t start;         /**< Call start, ns since the Unix epoch. */
     uint64_t end;           /**< Call end, ns since the Unix epoch. */
     uint32_t deviceId;      /**< Device. */
-    uint32_t streamId;      /**< Stream, or ::MSPTI_INVALID_STREAM_ID when synchronous. */
+    uint32_t streamId;      /**< Stream, or MSPTI_INVALID_STREAM_ID when synchronous. */
     uint64_t correlationId; /**< Correlation id of the call. */
     uint8_t isAsync;        /**< 1 for the Async variant. */
 } msptiActivityMemset;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_MEMCPY: a memcpy call (host-side timing). */
+/** @brief MSPTI_ACTIVITY_KIND_MEMCPY: a memcpy call (host-side timing). */
 typedef struct PACKED_ALIGNMENT {
-    msptiActivityKind kind;           /**< ::MSPTI_ACTIVITY_KIND_MEMCPY */
+    msptiActivityKind kind;           /**< MSPTI_ACTIVITY_KIND_MEMCPY */
     msptiActivityMemcpyKind copyKind; /**< Direction. */
     uint64_t bytes;                   /**< Bytes copied. */
     uint64_t start;                   /**< Call start, ns since the Unix epoch. */
     uint64_t end;                     /**< Call end, ns since the Unix epoch. */
     uint32_t deviceId;                /**< Device. */
-    uint32_t streamId;                /**< Stream, or ::MSPTI_INVALID_STREAM_ID when synchronous. */
+    uint32_t streamId;                /**< Stream, or MSPTI_INVALID_STREAM_ID when synchronous. */
     uint64_t correlationId;           /**< Correlation id of the call. */
     uint8_t isAsync;                  /**< 1 for the Async variant. */
 } msptiActivityMemcpy;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: ties a correlation id to the client's id. */
+/** @brief MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: ties a correlation id to the client's id. */
 typedef struct PACKED_ALIGNMENT {
-    msptiActivityKind kind;                    /**< ::MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION */
+    msptiActivityKind kind;                    /**< MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION */
     msptiExternalCorrelationKind externalKind; /**< Kind of the external id. */
     uint64_t externalId;                       /**< Top of the calling thread's stack for that kind. */
     uint64_t correlationId;                    /**< The library's correlation id. */
 } msptiActivityExternalCorrelation;
 
-/** @brief ::MSPTI_ACTIVITY_KIND_COMMUNICATION: a collective as executed on a device. */
+/** @brief MSPTI_ACTIVITY_KIND_COMMUNICATION: a collective as executed on a device. */
 typedef struct PACKED_ALIGNMENT {
-    msptiActivityKind kind;              /**< ::MSPTI_ACTIVITY_KIND_COMMUNICATION */
+    msptiActivityKind kind;              /**< MSPTI_ACTIVITY_KIND_COMMUNICATION */
     msptiCommunicationDataType dataType; /**< Element type. */
     uint64_t count;                      /**< Element count. */
     struct {
@@ -317,22 +317,22 @@ typedef void (*msptiBuffersCallbackCompleteFunc)(uint8_t *buffer, size_t size, s
 
 /**
  * @brief Registers the buffer request and complete callbacks (a later call replaces them).
- * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER if either is NULL.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if either is NULL.
  */
 msptiResult msptiActivityRegisterCallbacks(msptiBuffersCallbackRequestFunc funcBufferRequested,
                                            msptiBuffersCallbackCompleteFunc funcBufferCompleted);
 
 /**
  * @brief Starts collecting records of one kind.
- * @return ::MSPTI_SUCCESS; ::MSPTI_ERROR_INVALID_PARAMETER for a kind outside 1..12;
- *         ::MSPTI_ERROR_WITHOUT_LD_PRELOAD for HCCL, MEMORY, MEMSET and MEMCPY when
+ * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER for a kind outside 1..12;
+ *         MSPTI_ERROR_WITHOUT_LD_PRELOAD for HCCL, MEMORY, MEMSET and MEMCPY when
  *         libmspti.so is not interposing the runtime.
  */
 msptiResult msptiActivityEnable(msptiActivityKind kind);
 
 /**
  * @brief Stops collecting records of one kind. Records already collected are still delivered.
- * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER for a kind outside 1..12.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for a kind outside 1..12.
  */
 msptiResult msptiActivityDisable(msptiActivityKind kind);
 
@@ -344,13 +344,13 @@ bool msptiActivityIsEnabled(msptiActivityKind kind);
 
 /**
  * @brief Re-enables marker collection for the domain with exactly this name ("default" for the non-domain API).
- * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER if name is NULL or 255 characters or longer.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if name is NULL or 255 characters or longer.
  */
 msptiResult msptiActivityEnableMarkerDomain(const char *name);
 
 /**
  * @brief Stops marker collection for the domain with exactly this name, now and for domains created later.
- * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER if name is NULL or 255 characters or longer.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if name is NULL or 255 characters or longer.
  */
 msptiResult msptiActivityDisableMarkerDomain(const char *name);
 
@@ -361,9 +361,9 @@ msptiResult msptiActivityDisableMarkerDomain(const char *name);
  * @param buffer The buffer given to the complete callback.
  * @param validBufferSizeBytes The validSize given to the complete callback.
  * @param[in,out] record The previous record (NULL to start); set to the next one.
- * @return ::MSPTI_SUCCESS with `*record` set; ::MSPTI_ERROR_MAX_LIMIT_REACHED at the end;
- *         ::MSPTI_ERROR_INVALID_PARAMETER if buffer or record is NULL or `*record` lies outside
- *         the buffer; ::MSPTI_ERROR_INNER if the next record has an unknown kind.
+ * @return MSPTI_SUCCESS with `*record` set; MSPTI_ERROR_MAX_LIMIT_REACHED at the end;
+ *         MSPTI_ERROR_INVALID_PARAMETER if buffer or record is NULL or `*record` lies outside
+ *         the buffer; MSPTI_ERROR_INNER if the next record has an unknown kind.
  */
 msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, msptiActivity **record);
 
@@ -374,23 +374,23 @@ msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBy
  * callback it hands back what it collected without waiting for other deliveries (which could
  * deadlock).
  * @param flag Reserved; ignored.
- * @return ::MSPTI_SUCCESS.
+ * @return MSPTI_SUCCESS.
  */
 msptiResult msptiActivityFlushAll(uint32_t flag);
 
 /**
  * @brief Bounds how long a record may wait before it is handed to the complete callback.
  * @param time Period in milliseconds; 0 turns periodic flushing off.
- * @return ::MSPTI_SUCCESS.
+ * @return MSPTI_SUCCESS.
  */
 msptiResult msptiActivityFlushPeriod(uint32_t time);
 
 /**
  * @brief Pushes an external correlation id on the calling thread's stack for `kind`.
  *
- * While the stack is not empty and ::MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION is enabled, every
+ * While the stack is not empty and MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION is enabled, every
  * correlation id this thread generates is tied to the top id by a msptiActivityExternalCorrelation record.
- * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER for a kind outside UNKNOWN..CUSTOM2.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for a kind outside UNKNOWN..CUSTOM2.
  */
 msptiResult msptiActivityPushExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t id);
 
@@ -398,8 +398,8 @@ msptiResult msptiActivityPushExternalCorrelationId(msptiExternalCorrelationKind 
  * @brief Pops the calling thread's stack for `kind`.
  * @param kind External correlation kind.
  * @param[out] lastId Receives the popped id; may be NULL to discard it.
- * @return ::MSPTI_SUCCESS; ::MSPTI_ERROR_QUEUE_EMPTY if nothing was pushed;
- *         ::MSPTI_ERROR_INVALID_PARAMETER for a kind outside UNKNOWN..CUSTOM2.
+ * @return MSPTI_SUCCESS; MSPTI_ERROR_QUEUE_EMPTY if nothing was pushed;
+ *         MSPTI_ERROR_INVALID_PARAMETER for a kind outside UNKNOWN..CUSTOM2.
  */
 msptiResult msptiActivityPopExternalCorrelationId(msptiExternalCorrelationKind kind, uint64_t *lastId);
 

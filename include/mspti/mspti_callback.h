@@ -26,8 +26,8 @@ extern "C" {
 /** @brief Callback domains. */
 typedef enum {
     MSPTI_CB_DOMAIN_INVALID = 0,
-    MSPTI_CB_DOMAIN_RUNTIME = 1, /**< ACL runtime entry points (::msptiCallbackIdRuntime). */
-    MSPTI_CB_DOMAIN_HCCL = 2,    /**< HCCL entry points (::msptiCallbackIdHccl). */
+    MSPTI_CB_DOMAIN_RUNTIME = 1, /**< ACL runtime entry points (msptiCallbackIdRuntime). */
+    MSPTI_CB_DOMAIN_HCCL = 2,    /**< HCCL entry points (msptiCallbackIdHccl). */
     MSPTI_CB_DOMAIN_SIZE = 3,
     MSPTI_CB_DOMAIN_FORCE_INT = 0x7fffffff
 } msptiCallbackDomain;
@@ -69,22 +69,22 @@ typedef struct msptiSubscriber_st *msptiSubscriberHandle;
  * @param[out] subscriber Receives the handle.
  * @param callback Called for enabled ids; may be NULL.
  * @param userdata Passed to callback.
- * @return ::MSPTI_SUCCESS; ::MSPTI_ERROR_INVALID_PARAMETER if subscriber is NULL;
- *         ::MSPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED if one is registered already.
+ * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if subscriber is NULL;
+ *         MSPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED if one is registered already.
  */
 msptiResult msptiSubscribe(msptiSubscriberHandle *subscriber, msptiCallbackFunc callback, void *userdata);
 
 /**
  * @brief Removes the subscriber. Activity kinds stay enabled.
- * @return ::MSPTI_SUCCESS (also when nobody is subscribed); ::MSPTI_ERROR_INVALID_PARAMETER
+ * @return MSPTI_SUCCESS (also when nobody is subscribed); MSPTI_ERROR_INVALID_PARAMETER
  *         for a handle that is not the current subscriber.
  */
 msptiResult msptiUnsubscribe(msptiSubscriberHandle subscriber);
 
 /**
  * @brief Enables (enable != 0) or disables one callback id.
- * @return ::MSPTI_SUCCESS (a no-op when nobody is subscribed); ::MSPTI_ERROR_WITHOUT_LD_PRELOAD when
- *         libmspti.so is not interposing the runtime; ::MSPTI_ERROR_INVALID_PARAMETER for a foreign
+ * @return MSPTI_SUCCESS (a no-op when nobody is subscribed); MSPTI_ERROR_WITHOUT_LD_PRELOAD when
+ *         libmspti.so is not interposing the runtime; MSPTI_ERROR_INVALID_PARAMETER for a foreign
  *         handle, a domain other than RUNTIME or HCCL, or cbid >= 64.
  */
 msptiResult msptiEnableCallback(uint32_t enable, msptiSubscriberHandle subscriber, msptiCallbackDomain domain,

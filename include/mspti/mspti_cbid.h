@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/** @brief Callback ids of the ::MSPTI_CB_DOMAIN_RUNTIME domain (ACL runtime entry points). */
+/** @brief Callback ids of the MSPTI_CB_DOMAIN_RUNTIME domain (ACL runtime entry points). */
 typedef enum {
     MSPTI_CBID_RUNTIME_INVALID = 0,
     MSPTI_CBID_RUNTIME_DEVICE_SET = 1,          /**< aclrtSetDevice */
@@ -55,7 +55,7 @@ typedef enum {
     MSPTI_CBID_RUNTIME_FORCE_INT = 0x7fffffff
 } msptiCallbackIdRuntime;
 
-/** @brief Callback ids of the ::MSPTI_CB_DOMAIN_HCCL domain (HCCL collectives). */
+/** @brief Callback ids of the MSPTI_CB_DOMAIN_HCCL domain (HCCL collectives). */
 typedef enum {
     MSPTI_CBID_HCCL_INVALID = 0,
     MSPTI_CBID_HCCL_ALLREDUCE = 1,      /**< HcclAllReduce */

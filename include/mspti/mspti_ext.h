@@ -44,7 +44,7 @@ typedef struct {
  * @brief Reads the counters of one kind, accumulated since the process started.
  * @param kind A kind in 1..12.
  * @param[out] stats Receives the counters.
- * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER for a bad kind or NULL stats.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for a bad kind or NULL stats.
  */
 msptiResult msptiExtActivityGetStats(msptiActivityKind kind, msptiExtActivityStats *stats);
 
@@ -52,16 +52,16 @@ msptiResult msptiExtActivityGetStats(msptiActivityKind kind, msptiExtActivitySta
  * @brief Number of records of `kind` dropped since the process started (CUPTI's cuptiActivityGetNumDroppedRecords).
  * @param kind A kind in 1..12.
  * @param[out] dropped Receives the count.
- * @return ::MSPTI_SUCCESS, or ::MSPTI_ERROR_INVALID_PARAMETER for a bad kind or NULL dropped.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for a bad kind or NULL dropped.
  */
 msptiResult msptiExtActivityGetNumDroppedRecords(msptiActivityKind kind, uint64_t *dropped);
 
 /**
  * @brief Reads this library's version.
- * @param[out] major Receives ::MSPTI_EXT_VERSION_MAJOR (may be NULL).
- * @param[out] minor Receives ::MSPTI_EXT_VERSION_MINOR (may be NULL).
- * @param[out] patch Receives ::MSPTI_EXT_VERSION_PATCH (may be NULL).
- * @return ::MSPTI_SUCCESS.
+ * @param[out] major Receives MSPTI_EXT_VERSION_MAJOR (may be NULL).
+ * @param[out] minor Receives MSPTI_EXT_VERSION_MINOR (may be NULL).
+ * @param[out] patch Receives MSPTI_EXT_VERSION_PATCH (may be NULL).
+ * @return MSPTI_SUCCESS.
  */
 msptiResult msptiExtGetVersion(uint32_t *major, uint32_t *minor, uint32_t *patch);
 
@@ -84,7 +84,7 @@ const char *msptiExtGetLastError(void);
 /**
  * @brief Whether libmspti.so is interposing the device runtime (loaded by LD_PRELOAD or linked first).
  *
- * Decides ::MSPTI_ERROR_WITHOUT_LD_PRELOAD; checked by symbol resolution, not by reading the variable.
+ * Decides MSPTI_ERROR_WITHOUT_LD_PRELOAD; checked by symbol resolution, not by reading the variable.
  */
 bool msptiExtIsInterposing(void);
 

@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "core/activity_engine.h"
 #include "core/correlation.h"
+#include "device/vnpu_attach.h"
 #include "interpose/interposition.h"
 #include "mspti/mspti_activity.h"
 #include "mstx/marker_domains.h"
@@ -54,12 +55,14 @@ msptiResult msptiActivityEnable(msptiActivityKind kind) {
                     "msptiActivityEnable: kind %d needs libmspti.so to interpose the runtime; load it with LD_PRELOAD",
                     static_cast<int>(kind));
     ActivityEngine::instance().set_enabled(kind, true);
+    mspti::device::attach();  // find the runtime / give it the callbacks this kind needs
     return MSPTI_SUCCESS;
 }
 
 msptiResult msptiActivityDisable(msptiActivityKind kind) {
     if (msptiResult r = check_kind("msptiActivityDisable", kind); r != MSPTI_SUCCESS) return r;
     ActivityEngine::instance().set_enabled(kind, false);
+    mspti::device::attach();  // drop callbacks no enabled kind needs
     return MSPTI_SUCCESS;
 }
 

@@ -1,10 +1,13 @@
 // The Callback API's C entry points.
 #include "callback/subscriber.h"
+#include "device/vnpu_attach.h"
 
 extern "C" {
 
 msptiResult msptiSubscribe(msptiSubscriberHandle *subscriber, msptiCallbackFunc callback, void *userdata) {
-    return mspti::callback::subscribe(subscriber, callback, userdata);
+    msptiResult result = mspti::callback::subscribe(subscriber, callback, userdata);
+    if (result == MSPTI_SUCCESS) mspti::device::attach();  // as msPTI: subscribing starts collection
+    return result;
 }
 
 msptiResult msptiUnsubscribe(msptiSubscriberHandle subscriber) { return mspti::callback::unsubscribe(subscriber); }

@@ -1,0 +1,155 @@
+// Cost of KERNEL collection on a stream of small aclnn kernels (the virtual NPU), in one run:
+//   BM_SmallKernels/collect:0  libmspti interposing, nothing enabled
+//   BM_SmallKernels/collect:1  KERNEL enabled, records drained into client buffers
+// Each iteration launches a batch of aclnnAdd kernels on 8 floats and synchronises the stream.
+// Repetitions are interleaved; at the end the ratio of the median times is printed.
+// libmspti is linked ahead of the runtime, so it interposes without LD_PRELOAD.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_add.h"
+#include "mspti/mspti.h"
+#include "mspti/mspti_ext.h"
+
+namespace {
+
+constexpr int kBatch = 256;
+constexpr size_t kBufferSize = 8u << 20;
+
+std::mutex g_pool_mutex;
+std::vector<uint8_t *> g_pool;  // buffers are reused, so draining costs no allocation
+std::atomic<uint64_t> g_records{0};
+
+void request(uint8_t **buffer, size_t *size, size_t *maxNumRecords) {
+    std::lock_guard<std::mutex> lock(g_pool_mutex);
+    if (g_pool.empty()) {
+        *buffer = static_cast<uint8_t *>(std::aligned_alloc(8, kBufferSize));
+    } else {
+        *buffer = g_pool.back();
+        g_pool.pop_back();
+    }
+    *size = kBufferSize;
+    *maxNumRecords = 0;
+}
+
+void complete(uint8_t *buffer, size_t, size_t validSize) {
+    msptiActivity *record = nullptr;
+    uint64_t n = 0;
+    while (buffer != nullptr && msptiActivityGetNextRecord(buffer, validSize, &record) == MSPTI_SUCCESS) ++n;
+    g_records.fetch_add(n, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(g_pool_mutex);
+    if (buffer != nullptr) g_pool.push_back(buffer);
+}
+
+struct Device {
+    aclrtStream stream = nullptr;
+    void *a = nullptr, *b = nullptr, *c = nullptr;
+    aclTensor *ta = nullptr, *tb = nullptr, *tc = nullptr;
+    aclScalar *alpha = nullptr;
+    float alphaValue = 1.0f;
+
+    Device() {
+        aclInit(nullptr);
+        aclrtSetDevice(0);
+        aclrtCreateStream(&stream);
+        const int64_t shape[] = {8};
+        const int64_t strides[] = {1};
+        for (void **p : {&a, &b, &c}) aclrtMalloc(p, 8 * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST);
+        ta = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, a);
+        tb = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, b);
+        tc = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, c);
+        alpha = aclCreateScalar(&alphaValue, ACL_FLOAT);
+    }
+
+    bool add() {
+        uint64_t workspace = 0;
+        aclOpExecutor *executor = nullptr;
+        if (aclnnAddGetWorkspaceSize(ta, tb, alpha, tc, &workspace, &executor) != 0) return false;
+        return aclnnAdd(nullptr, 0, executor, stream) == 0;
+    }
+};
+
+Device &device() {
+    static Device d;
+    return d;
+}
+
+void BM_SmallKernels(benchmark::State &state) {
+    const bool collect = state.range(0) != 0;
+    Device &d = device();
+    if (collect) msptiActivityEnable(MSPTI_ACTIVITY_KIND_KERNEL);
+    uint64_t before = g_records.load();
+    for (auto _ : state) {
+        for (int i = 0; i < kBatch; ++i)
+            if (!d.add()) state.SkipWithError("aclnnAdd failed");
+        aclrtSynchronizeStream(d.stream);
+    }
+    if (collect) {
+        msptiActivityFlushAll(1);
+        msptiActivityDisable(MSPTI_ACTIVITY_KIND_KERNEL);
+        state.counters["records_per_kernel"] = static_cast<double>(g_records.load() - before) /
+                                               static_cast<double>(state.iterations() * kBatch);
+    }
+    state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(BM_SmallKernels)->ArgName("collect")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Keeps the real time of every repetition, to print the overhead at the end.
+class RatioReporter : public benchmark::ConsoleReporter {
+public:
+    void ReportRuns(const std::vector<Run> &runs) override {
+        for (const Run &run : runs)
+            if (run.run_type == Run::RT_Iteration && !run.error_occurred)
+                times_[run.run_name.args].push_back(run.GetAdjustedRealTime());
+        ConsoleReporter::ReportRuns(runs);
+    }
+    void Finalize() override {
+        ConsoleReporter::Finalize();
+        // Min is the most robust statistic on a shared machine (noise only adds time); median shown too.
+        auto stat = [](std::vector<double> v, bool min) {
+            std::sort(v.begin(), v.end());
+            return v.empty() ? 0.0 : min ? v.front() : v[v.size() / 2];
+        };
+        for (bool min : {true, false}) {
+            double off = stat(times_["collect:0"], min), on = stat(times_["collect:1"], min);
+            if (off > 0 && on > 0)
+                std::printf("KERNEL collection (%s of %zu): %.1f us vs %.1f us per %d kernels: ratio %.4f (%+.2f%%)\n",
+                            min ? "min" : "median", times_["collect:1"].size(), on, off, kBatch, on / off,
+                            (on / off - 1.0) * 100.0);
+        }
+    }
+
+private:
+    std::map<std::string, std::vector<double>> times_;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    msptiSubscriberHandle subscriber = nullptr;
+    msptiSubscribe(&subscriber, nullptr, nullptr);
+    msptiActivityRegisterCallbacks(&request, &complete);
+    // Defaults suited to a shared machine; any --benchmark_* flag on the command line overrides them.
+    std::vector<char *> args(argv, argv + argc);
+    static char reps[] = "--benchmark_repetitions=25";
+    static char interleave[] = "--benchmark_enable_random_interleaving=true";
+    static char min_time[] = "--benchmark_min_time=0.05";
+    args.insert(args.begin() + 1, {reps, interleave, min_time});
+    int n = static_cast<int>(args.size());
+    benchmark::Initialize(&n, args.data());
+    RatioReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    msptiUnsubscribe(subscriber);
+    msptiActivityFlushAll(1);
+    return 0;
+}

@@ -1,0 +1,31 @@
+// The vnpuProfiler callbacks, one file per record family. All run on runtime threads, take no
+// lock and allocate nothing (pending work lives in fixed lock-free slot pools).
+#pragma once
+
+#include <cstdint>
+
+#include "mspti/mspti_activity.h"
+#include "vnpu/vnpu_profiler.h"
+
+namespace mspti::device {
+
+// api_records.cpp: ACL_API, NODE_API + API, RUNTIME_API.
+void on_api(void *userdata, vnpuApiLevel level, const char *name, uint64_t beginNs, uint64_t endNs);
+
+// Writes one API-struct record of `kind` (epoch times) if enabled; empty names are skipped.
+void record_api(msptiActivityKind kind, const char *name, uint64_t beginEpoch, uint64_t endEpoch,
+                uint64_t correlationId);
+
+// kernel_records.cpp: KERNEL (enqueue takes the task-track correlation id).
+uint64_t on_kernel_enqueue(void *userdata, const vnpuKernelInfo *info);
+void on_kernel_executed(void *userdata, uint64_t tag, uint64_t startNs, uint64_t endNs);
+
+// communication_records.cpp: COMMUNICATION, plus the API record of the collective's launch.
+uint64_t on_collective_enqueue(void *userdata, const vnpuCollectiveInfo *info);
+void on_collective_executed(void *userdata, uint64_t tag, uint64_t startNs, uint64_t endNs);
+
+// stream_trace.cpp: device MARKER records, or the ends of an HCCL op (hccl_ops.cpp).
+void on_stream_trace(void *userdata, uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId,
+                     uint64_t timestampNs);
+
+}  // namespace mspti::device
