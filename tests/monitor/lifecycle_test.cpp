@@ -289,8 +289,9 @@ TEST(MonitorLifecycleDeathTest, ExitWithMonitorsRunning) {
             m.start([](const mspti::MarkerData &) {}, nullptr);
             auto *other = new mspti::KernelMonitor();  // never stopped
             other->start([](const mspti::KernelData &) {});
-            auto *producer = new MarkProducer();  // still marking while the process exits
-            (void)producer;
+            std::thread([] {  // still marking while the process exits
+                for (;;) mstxMarkA("exiting", nullptr);
+            }).detach();
             for (int i = 0; i < 1000; ++i) mstxMarkA("exiting", nullptr);
             std::exit(7);
         },
