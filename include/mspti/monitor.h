@@ -132,7 +132,13 @@ public:
      */
     MsptiResult stop();
 
-    /** @brief Delivers every record collected so far (of every running monitor), then returns. */
+    /**
+     * @brief Delivers every record collected so far (of every running monitor), then returns.
+     *
+     * From inside a callback (on the delivery thread) it cannot wait for itself: it hands the
+     * records collected so far to the delivery thread, which delivers them, in order, after the
+     * callback returns.
+     */
     MsptiResult flush_all();
 
     /**
