@@ -8,6 +8,7 @@
 #ifndef MSPTI_EXT_H
 #define MSPTI_EXT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mspti_result.h"
@@ -27,6 +28,29 @@ extern "C" {
 #define MSPTI_EXT_VERSION_MINOR 1
 /** @brief Patch version of this library. */
 #define MSPTI_EXT_VERSION_PATCH 0
+
+/**
+ * @brief Size in bytes of one record of `kind` (the stride between records in a buffer); 0 for a
+ *        kind outside 1..12. Header-only: needs no symbol of this library.
+ */
+static inline size_t msptiExtRecordSize(msptiActivityKind kind)
+{
+    switch (kind) {
+    case MSPTI_ACTIVITY_KIND_MARKER: return sizeof(msptiActivityMarker);
+    case MSPTI_ACTIVITY_KIND_KERNEL: return sizeof(msptiActivityKernel);
+    case MSPTI_ACTIVITY_KIND_API:
+    case MSPTI_ACTIVITY_KIND_ACL_API:
+    case MSPTI_ACTIVITY_KIND_NODE_API:
+    case MSPTI_ACTIVITY_KIND_RUNTIME_API: return sizeof(msptiActivityApi);
+    case MSPTI_ACTIVITY_KIND_HCCL: return sizeof(msptiActivityHccl);
+    case MSPTI_ACTIVITY_KIND_MEMORY: return sizeof(msptiActivityMemory);
+    case MSPTI_ACTIVITY_KIND_MEMSET: return sizeof(msptiActivityMemset);
+    case MSPTI_ACTIVITY_KIND_MEMCPY: return sizeof(msptiActivityMemcpy);
+    case MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(msptiActivityExternalCorrelation);
+    case MSPTI_ACTIVITY_KIND_COMMUNICATION: return sizeof(msptiActivityCommunication);
+    default: return 0;
+    }
+}
 
 /**
  * @brief Per-kind record counters.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mspti/mspti_activity.h"
+#include "mspti/mspti_ext.h"
 #include "mspti/monitor_types.h"
 
 
@@ -19,23 +20,21 @@ inline int64_t id_or_none(uint32_t value) { return value == 0xFFFFFFFFu ? -1 : s
 inline std::string text(const char *s) { return s != nullptr ? std::string(s) : std::string(); }
 
 /** Size of a record of `kind` in the C layout, or 0 for an unknown kind. */
-inline size_t record_size(int kind) {
-    switch (kind) {
-    case MSPTI_ACTIVITY_KIND_MARKER: return sizeof(msptiActivityMarker);
-    case MSPTI_ACTIVITY_KIND_KERNEL: return sizeof(msptiActivityKernel);
-    case MSPTI_ACTIVITY_KIND_API:
-    case MSPTI_ACTIVITY_KIND_ACL_API:
-    case MSPTI_ACTIVITY_KIND_NODE_API:
-    case MSPTI_ACTIVITY_KIND_RUNTIME_API: return sizeof(msptiActivityApi);
-    case MSPTI_ACTIVITY_KIND_HCCL: return sizeof(msptiActivityHccl);
-    case MSPTI_ACTIVITY_KIND_MEMORY: return sizeof(msptiActivityMemory);
-    case MSPTI_ACTIVITY_KIND_MEMSET: return sizeof(msptiActivityMemset);
-    case MSPTI_ACTIVITY_KIND_MEMCPY: return sizeof(msptiActivityMemcpy);
-    case MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(msptiActivityExternalCorrelation);
-    case MSPTI_ACTIVITY_KIND_COMMUNICATION: return sizeof(msptiActivityCommunication);
-    default: return 0;
-    }
-}
+inline size_t record_size(int kind) { return msptiExtRecordSize(static_cast<msptiActivityKind>(kind)); }
+
+// The C++ enums copy the C values; conversion relies on it.
+static_assert(static_cast<int>(MsptiResult::MSPTI_ERROR_INNER) == MSPTI_ERROR_INNER);
+static_assert(static_cast<int>(MsptiResult::MSPTI_ERROR_WITHOUT_LD_PRELOAD) == MSPTI_ERROR_WITHOUT_LD_PRELOAD);
+static_assert(static_cast<int>(MsptiActivityKind::MSPTI_ACTIVITY_KIND_RUNTIME_API) == MSPTI_ACTIVITY_KIND_RUNTIME_API);
+static_assert(static_cast<int>(MsptiActivityKind::MSPTI_ACTIVITY_KIND_COUNT) == MSPTI_ACTIVITY_KIND_COUNT);
+static_assert(static_cast<int>(MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE) ==
+              MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE);
+static_assert(static_cast<int>(MsptiActivitySourceKind::MSPTI_ACTIVITY_SOURCE_KIND_DEVICE) ==
+              MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
+static_assert(static_cast<int>(MsptiCommunicationDataType::MSPTI_ACTIVITY_COMMUNICATION_HIF8) ==
+              MSPTI_ACTIVITY_COMMUNICATION_HIF8);
+static_assert(static_cast<int>(MsptiCommunicationDataType::MSPTI_ACTIVITY_COMMUNICATION_INVALID_TYPE) ==
+              MSPTI_ACTIVITY_COMMUNICATION_INVALID_TYPE);
 
 inline void convert(const msptiActivityKernel &r, KernelData &d) {
     d.kind = MsptiActivityKind::MSPTI_ACTIVITY_KIND_KERNEL;

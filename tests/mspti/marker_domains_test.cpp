@@ -5,28 +5,12 @@
 
 #include "mspti/mspti.h"
 #include "mstx/ms_tools_ext.h"
-#include "record_collector.h"
+#include "marker_test_fixture.h"
 
-using mspti_test::RecordCollector;
 
 namespace {
 
-class MarkerDomains : public ::testing::Test {
-protected:
-    void SetUp() override {
-        RecordCollector::instance().install();
-        ASSERT_EQ(msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER), MSPTI_SUCCESS);
-    }
-    void TearDown() override {
-        msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
-        msptiActivityFlushAll(1);
-        RecordCollector::instance().clear();
-    }
-    std::vector<msptiActivityMarker> Flushed() {
-        msptiActivityFlushAll(1);
-        return RecordCollector::instance().of_kind<msptiActivityMarker>(MSPTI_ACTIVITY_KIND_MARKER);
-    }
-};
+class MarkerDomains : public mspti_test::MarkerCollectionTest {};
 
 }  // namespace
 

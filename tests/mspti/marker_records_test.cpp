@@ -12,7 +12,7 @@
 #include "mspti/mspti.h"
 #include "mspti/mspti_ext.h"
 #include "mstx/ms_tools_ext.h"
-#include "record_collector.h"
+#include "marker_test_fixture.h"
 
 using mspti_test::RecordCollector;
 
@@ -20,22 +20,7 @@ namespace {
 
 aclrtStream FakeStream() { return reinterpret_cast<aclrtStream>(0x1000); }
 
-class MarkerRecords : public ::testing::Test {
-protected:
-    void SetUp() override {
-        RecordCollector::instance().install();
-        ASSERT_EQ(msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER), MSPTI_SUCCESS);
-    }
-    void TearDown() override {
-        msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
-        msptiActivityFlushAll(1);
-        RecordCollector::instance().clear();
-    }
-    std::vector<msptiActivityMarker> Flushed() {
-        msptiActivityFlushAll(1);
-        return RecordCollector::instance().of_kind<msptiActivityMarker>(MSPTI_ACTIVITY_KIND_MARKER);
-    }
-};
+class MarkerRecords : public mspti_test::MarkerCollectionTest {};
 
 uint64_t EpochNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(

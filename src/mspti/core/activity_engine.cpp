@@ -112,30 +112,31 @@ void ActivityEngine::record(const void *bytes) {
 
 // ---- consumer side -------------------------------------------------------------------
 
-bool ActivityEngine::obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need) {
+ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need) {
     if (current_.data != nullptr) retire_current();
-    if (!spare_.empty()) {
-        current_ = spare_.back();
-        spare_.pop_back();
-        return current_.size >= need;
+    if (spare_.empty()) {
+        msptiBuffersCallbackRequestFunc request = request_.load(std::memory_order_acquire);
+        if (request == nullptr) return Obtained::Declined;
+        uint8_t *data = nullptr;
+        size_t size = 0, max_records = 0;
+        lock.unlock();
+        t_in_request = true;
+        request(&data, &size, &max_records);
+        t_in_request = false;
+        lock.lock();
+        if (data == nullptr || size == 0) return Obtained::Declined;
+        spare_.push_back(ClientBuffer{data, size, 0, 0});
+        // Another consumer may have installed (and even filled) a buffer while we were unlocked:
+        // keep ours for later and let the caller look again.
+        if (current_.data != nullptr) return Obtained::Retry;
     }
-    msptiBuffersCallbackRequestFunc request = request_.load(std::memory_order_acquire);
-    if (request == nullptr) return false;
-    uint8_t *data = nullptr;
-    size_t size = 0, max_records = 0;
-    lock.unlock();
-    t_in_request = true;
-    request(&data, &size, &max_records);
-    t_in_request = false;
-    lock.lock();
-    if (data == nullptr || size == 0) return false;
-    ClientBuffer fresh{data, size, 0, 0};
-    if (current_.data == nullptr) {
-        current_ = fresh;
-    } else {
-        spare_.push_back(fresh);  // another consumer installed one while we were unlocked
+    current_ = spare_.back();
+    spare_.pop_back();
+    if (current_.size < need) {
+        retire_current();  // smaller than one record: hand it back empty
+        return Obtained::Declined;
     }
-    return current_.size - current_.valid >= need;
+    return Obtained::Ready;
 }
 
 void ActivityEngine::retire_current() {
@@ -182,7 +183,7 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                 s->release_to(tail);
                 publish();
                 if (!may_obtain) return;
-                if (!obtain_buffer(lock, size)) {
+                if (obtain_buffer(lock, size) == Obtained::Declined) {
                     // Declined (or too small): drop what this pass holds, counted per kind.
                     uint64_t now_tail = s->read_tail();
                     if (now_tail < head) {
@@ -193,7 +194,6 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                         }
                         s->release_to(head);
                     }
-                    if (current_.data != nullptr && current_.valid == 0 && current_.size < size) retire_current();
                 }
                 break;  // re-read tail and head: the lock was released
             }

@@ -78,7 +78,9 @@ private:
     // Consumer side; each takes the consumer lock held by `lock`.
     void drain_all(std::unique_lock<std::mutex> &lock);
     void drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain);
-    bool obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
+    // Makes a client buffer with room for `need` bytes current; may unlock to ask the client.
+    enum class Obtained { Ready, Retry, Declined };
+    Obtained obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
     void retire_current();
     void reclaim_retired();
     std::vector<ClientBuffer> take_completed();
