@@ -1,7 +1,7 @@
 /*
  * vnpu.i: the virtual NPU's C++ facade (src/vnpu_facade/vnpu_facade.h), language-neutral. Used by
  * the Java bindings (java/vnpu_java.i -> org.mspti.vnpu) and the Python module
- * (vnpu_python/vnpu_native.i -> vnpu._native). A language module defines its container typemaps
+ * (vnpu_python/vnpu_native.i -> vnpu.native). A language module defines its container typemaps
  * (host arrays: std::vector<float> data, std::vector<int64_t> shapes) and then %includes this.
  *
  * C++ exceptions become the language's: std::invalid_argument -> ValueError /

@@ -123,6 +123,53 @@ void launch(const char *name, aclnnStatus phase1, const uint64_t *workspace_size
     check(name, fn(ws, workspace_size, executor, stream));
 }
 
+// Device memory that queued work may still use: freed after the device's next synchronisation
+// (as the Python vnpu package does), or once 64 frees are pending on a device.
+constexpr size_t kMaxDeferred = 64;
+std::mutex g_deferred_mutex;
+std::vector<std::vector<void *>> &deferred() {
+    static auto *lists = new std::vector<std::vector<void *>>;  // for the process
+    return *lists;
+}
+
+void release_deferred(int device) {
+    std::vector<void *> pointers;
+    {
+        std::lock_guard<std::mutex> lock(g_deferred_mutex);
+        if (deferred().size() > static_cast<size_t>(device)) pointers.swap(deferred()[static_cast<size_t>(device)]);
+    }
+    for (void *p : pointers) aclrtFree(p);
+}
+
+/** Synchronises `device` from this thread, keeping the thread's current device. */
+void synchronize_device(int device) {
+    int32_t previous = -1;
+    bool had = aclrtGetDevice(&previous) == ACL_SUCCESS;
+    check("aclrtSetDevice", aclrtSetDevice(device));
+    aclError rc = aclrtSynchronizeDevice();
+    if (had && previous != device) aclrtSetDevice(previous);
+    check("aclrtSynchronizeDevice", rc);
+    release_deferred(device);
+}
+
+void defer_free(int device, void *p) {
+    bool flush = false;
+    {
+        std::lock_guard<std::mutex> lock(g_deferred_mutex);
+        if (deferred().size() <= static_cast<size_t>(device)) deferred().resize(static_cast<size_t>(device) + 1);
+        auto &list = deferred()[static_cast<size_t>(device)];
+        list.push_back(p);
+        flush = list.size() >= kMaxDeferred;
+    }
+    if (flush) {
+        try {
+            synchronize_device(device);
+        } catch (const std::exception &) {
+            // freed at the next synchronisation instead
+        }
+    }
+}
+
 }  // namespace
 
 // ---- devices ----------------------------------------------------------------------------------------
@@ -147,7 +194,7 @@ int current_device() {
     return d;
 }
 
-void synchronize() { check("aclrtSynchronizeDevice", aclrtSynchronizeDevice()); }
+void synchronize() { synchronize_device(current_device()); }
 
 // ---- streams ----------------------------------------------------------------------------------------
 
@@ -194,7 +241,7 @@ struct Tensor::Impl {
     std::vector<int64_t> shape;
     void *data = nullptr;
     ~Impl() {
-        if (data != nullptr) aclrtFree(data);
+        if (data != nullptr) defer_free(device, data);  // queued work may still use it
     }
 };
 
@@ -223,8 +270,7 @@ Tensor::Tensor(const std::vector<float> &data, const std::vector<int64_t> &shape
 
 std::vector<float> Tensor::to_host() const {
     std::vector<float> out(static_cast<size_t>(numel()));
-    check("aclrtSetDevice", aclrtSetDevice(impl_->device));
-    check("aclrtSynchronizeDevice", aclrtSynchronizeDevice());
+    synchronize_device(impl_->device);
     if (!out.empty()) {
         size_t bytes = out.size() * sizeof(float);
         check("aclrtMemcpy", aclrtMemcpy(out.data(), bytes, impl_->data, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
