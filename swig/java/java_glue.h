@@ -245,12 +245,10 @@ inline jobject to_java(JNIEnv *env, const mspti::MarkerData &d) {
     Strings s(env);
     jstring name = s.add(d.name), domain = s.add(d.domain);
     if (!s.ok()) return nullptr;
-    jobject oid = to_java(env, d.object_id);
-    if (oid == nullptr) return nullptr;
-    jobject r = env->NewObject(t.marker, t.marker_ctor, e(d.kind), e(d.flag), e(d.source_kind), j(d.timestamp),
-                               j(d.id), oid, name, domain);
-    env->DeleteLocalRef(oid);
-    return r;
+    const mspti::MsptiObjectId &o = d.object_id;  // flattened: one JNI upcall per record
+    return env->NewObject(t.marker, t.marker_ctor, e(d.kind), e(d.flag), e(d.source_kind), j(d.timestamp), j(d.id),
+                          static_cast<jlong>(o.process_id), static_cast<jlong>(o.thread_id),
+                          static_cast<jlong>(o.device_id), static_cast<jlong>(o.stream_id), name, domain);
 }
 
 inline jobject to_java(JNIEnv *env, const mspti::RangeMarkerData &d) {
@@ -258,12 +256,10 @@ inline jobject to_java(JNIEnv *env, const mspti::RangeMarkerData &d) {
     Strings s(env);
     jstring name = s.add(d.name), domain = s.add(d.domain);
     if (!s.ok()) return nullptr;
-    jobject oid = to_java(env, d.object_id);
-    if (oid == nullptr) return nullptr;
-    jobject r = env->NewObject(t.range, t.range_ctor, e(d.kind), e(d.source_kind), j(d.id), oid, name, domain,
-                               j(d.start), j(d.end));
-    env->DeleteLocalRef(oid);
-    return r;
+    const mspti::MsptiObjectId &o = d.object_id;
+    return env->NewObject(t.range, t.range_ctor, e(d.kind), e(d.source_kind), j(d.id), static_cast<jlong>(o.process_id),
+                          static_cast<jlong>(o.thread_id), static_cast<jlong>(o.device_id),
+                          static_cast<jlong>(o.stream_id), name, domain, j(d.start), j(d.end));
 }
 
 /** A batch: a direct ByteBuffer over the library's memory (zero-copy; made read-only and LE in Java). */
@@ -357,9 +353,9 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
          "(IIJJJJJLjava/lang/String;Ljava/lang/String;Ljava/lang/String;J)V"},
         {"org/mspti/MsptiObjectId", &t.object_id, &t.object_id_ctor, "(JJJJ)V"},
         {"org/mspti/MarkerData", &t.marker, &t.marker_ctor,
-         "(IIIJJLorg/mspti/MsptiObjectId;Ljava/lang/String;Ljava/lang/String;)V"},
+         "(IIIJJJJJJLjava/lang/String;Ljava/lang/String;)V"},
         {"org/mspti/RangeMarkerData", &t.range, &t.range_ctor,
-         "(IIJLorg/mspti/MsptiObjectId;Ljava/lang/String;Ljava/lang/String;JJ)V"},
+         "(IIJJJJJLjava/lang/String;Ljava/lang/String;JJ)V"},
         {"org/mspti/RecordBatch", &t.batch, &t.batch_ctor, "(ILjava/nio/ByteBuffer;II)V"},
         {"org/mspti/MonitorStats", &t.stats, &t.stats_ctor, "(JJJ)V"},
     };

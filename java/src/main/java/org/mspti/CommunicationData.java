@@ -38,7 +38,7 @@ public final class CommunicationData {
 
     /** Built by the JNI layer: enums as their C values. */
     CommunicationData(int kind, int dataType, long count, long deviceId, long streamId, long start, long end, String algType, String name, String commName, long correlationId) {
-        this(MsptiActivityKind.swigToEnum(kind), MsptiCommunicationDataType.swigToEnum(dataType), count, deviceId, streamId, start, end, algType, name, commName, correlationId);
+        this(Enums.kind(kind), Enums.dataType(dataType), count, deviceId, streamId, start, end, algType, name, commName, correlationId);
     }
 
     /** Always COMMUNICATION. */

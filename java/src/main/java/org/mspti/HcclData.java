@@ -32,7 +32,7 @@ public final class HcclData {
 
     /** Built by the JNI layer: enums as their C values. */
     HcclData(int kind, long start, long end, long deviceId, long streamId, double bandwidth, String name, String commName) {
-        this(MsptiActivityKind.swigToEnum(kind), start, end, deviceId, streamId, bandwidth, name, commName);
+        this(Enums.kind(kind), start, end, deviceId, streamId, bandwidth, name, commName);
     }
 
     /** Always HCCL. */

@@ -32,7 +32,7 @@ public final class KernelData {
 
     /** Built by the JNI layer: enums as their C values. */
     KernelData(int kind, long start, long end, long deviceId, long streamId, long correlationId, String type, String name) {
-        this(MsptiActivityKind.swigToEnum(kind), start, end, deviceId, streamId, correlationId, type, name);
+        this(Enums.kind(kind), start, end, deviceId, streamId, correlationId, type, name);
     }
 
     /** Always KERNEL. */

@@ -31,8 +31,10 @@ public final class MarkerData {
     }
 
     /** Built by the JNI layer: enums as their C values. */
-    MarkerData(int kind, int flag, int sourceKind, long timestamp, long id, MsptiObjectId objectId, String name, String domain) {
-        this(MsptiActivityKind.swigToEnum(kind), MsptiActivityFlag.swigToEnum(flag), MsptiActivitySourceKind.swigToEnum(sourceKind), timestamp, id, objectId, name, domain);
+    MarkerData(int kind, int flag, int sourceKind, long timestamp, long id, long processId, long threadId,
+               long deviceId, long streamId, String name, String domain) {
+        this(Enums.kind(kind), Enums.flag(flag), Enums.source(sourceKind), timestamp, id,
+             new MsptiObjectId(processId, threadId, deviceId, streamId), name, domain);
     }
 
     /** Always MARKER. */

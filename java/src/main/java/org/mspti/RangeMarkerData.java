@@ -31,8 +31,10 @@ public final class RangeMarkerData {
     }
 
     /** Built by the JNI layer: enums as their C values. */
-    RangeMarkerData(int kind, int sourceKind, long id, MsptiObjectId objectId, String name, String domain, long start, long end) {
-        this(MsptiActivityKind.swigToEnum(kind), MsptiActivitySourceKind.swigToEnum(sourceKind), id, objectId, name, domain, start, end);
+    RangeMarkerData(int kind, int sourceKind, long id, long processId, long threadId, long deviceId, long streamId,
+                    String name, String domain, long start, long end) {
+        this(Enums.kind(kind), Enums.source(sourceKind), id, new MsptiObjectId(processId, threadId, deviceId, streamId),
+             name, domain, start, end);
     }
 
     /** Always MARKER. */

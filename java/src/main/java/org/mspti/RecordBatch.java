@@ -136,7 +136,7 @@ public final class RecordBatch {
 
     /** Built by the JNI layer over the library's memory. */
     RecordBatch(int kind, ByteBuffer buffer, int count, int stride) {
-        this.kind = MsptiActivityKind.swigToEnum(kind);
+        this.kind = Enums.kind(kind);
         this.buffer = buffer.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
         this.count = count;
         this.stride = stride;
