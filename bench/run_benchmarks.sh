@@ -19,7 +19,12 @@ run() {  # run NAME: bin/NAME -> $out/NAME.json, if it was built
 
 run bench_markers
 run bench_markers_notool
-run bench_kernel_overhead
+# Its own defaults (25 interleaved repetitions) and reporter; the JSON goes to a file.
+if [ -x "$build/bin/bench_kernel_overhead" ]; then
+  echo "== bench_kernel_overhead" >&2
+  "$build/bin/bench_kernel_overhead" --benchmark_out="$out/bench_kernel_overhead.json" \
+    --benchmark_out_format=json >"$out/bench_kernel_overhead.txt"
+fi
 # Python delivery and mstx (bench/python; needs the Python module and bench_cpp_delivery, its baseline).
 if [ -x "$build/bin/bench_cpp_delivery" ] && [ -d "$build/python/mspti" ]; then
   echo "== python delivery_bench" >&2

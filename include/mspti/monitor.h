@@ -91,6 +91,15 @@ public:
     virtual void on_thread_start() = 0;
     /** @brief Runs on the delivery thread just before it exits. */
     virtual void on_thread_end() = 0;
+    /**
+     * @brief Runs on the delivery thread before it delivers one buffer's records (then
+     *        on_buffer_end() after). A binding may take its runtime's lock here for the whole buffer
+     *        (the Python GIL) rather than once per record, which a busy application thread would
+     *        otherwise make each callback wait for. Default: nothing.
+     */
+    virtual void on_buffer_begin() {}
+    /** @brief Runs on the delivery thread after it delivered one buffer's records. Default: nothing. */
+    virtual void on_buffer_end() {}
 };
 
 /**
@@ -132,7 +141,13 @@ public:
      */
     MsptiResult stop();
 
-    /** @brief Delivers every record collected so far (of every running monitor), then returns. */
+    /**
+     * @brief Delivers every record collected so far (of every running monitor), then returns.
+     *
+     * From inside a callback (on the delivery thread) it cannot wait for itself: it hands the
+     * records collected so far to the delivery thread, which delivers them, in order, after the
+     * callback returns.
+     */
     MsptiResult flush_all();
 
     /**

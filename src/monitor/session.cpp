@@ -361,7 +361,9 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             busy_ = true;
             busy_version_ = reg->version;
             lock.unlock();
+            if (hooks != nullptr) run_hook([&] { hooks->on_buffer_begin(); }, "on_buffer_begin");
             deliver_buffer(p, *reg);
+            if (hooks != nullptr) run_hook([&] { hooks->on_buffer_end(); }, "on_buffer_end");
             pool_.recycle(p.data, p.size);
             reg.reset();  // may destroy detached subscriptions: not under our lock
             lock.lock();

@@ -79,19 +79,28 @@ VNPU_EXPORT aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, u
     return vnpu::launch(funcHandle, numBlocks, stream, hostArgs, argsSize);
 }
 
-VNPU_EXPORT aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
-                                       size_t argsSize, aclrtStream stream) {
+namespace {
+// Shared by the launch entry points; called directly, never through an exported symbol, so that
+// an interposer sees one launch per call.
+aclError launch_device_args(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData, size_t argsSize,
+                            aclrtStream stream) {
     if (argsSize > 0 && argsData != nullptr &&
         !vnpu::MemoryRegistry::get().contains(argsData, argsSize, vnpu::MemoryKind::Device)) {
         return ACL_ERROR_RT_PARAM_INVALID;  // the argument block must be device memory
     }
     return vnpu::launch(funcHandle, numBlocks, stream, argsData, argsSize);
 }
+}  // namespace
+
+VNPU_EXPORT aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                       size_t argsSize, aclrtStream stream) {
+    return launch_device_args(funcHandle, numBlocks, argsData, argsSize, stream);
+}
 
 VNPU_EXPORT aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                                          size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream) {
     (void)cfg;
-    return aclrtLaunchKernel(funcHandle, numBlocks, argsData, argsSize, stream);
+    return launch_device_args(funcHandle, numBlocks, argsData, argsSize, stream);
 }
 
 VNPU_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,

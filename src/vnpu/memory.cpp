@@ -215,14 +215,20 @@ VNPU_EXPORT aclError aclrtFreeHost(void *hostPtr) {
     return release(hostPtr, MemoryKind::Host);
 }
 
-VNPU_EXPORT aclError aclrtMemFlush(void *devPtr, size_t size) {
+namespace {
+// Host memory is the device memory: flushing and invalidating only check the range. Called
+// directly, so an interposer sees exactly one call per entry point.
+aclError check_cache_range(void *devPtr, size_t size) {
     if (devPtr == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
     return MemoryRegistry::get().containsAny(devPtr, size) ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
 }
+}  // namespace
 
-VNPU_EXPORT aclError aclrtMemInvalidate(void *devPtr, size_t size) { return aclrtMemFlush(devPtr, size); }
+VNPU_EXPORT aclError aclrtMemFlush(void *devPtr, size_t size) { return check_cache_range(devPtr, size); }
+
+VNPU_EXPORT aclError aclrtMemInvalidate(void *devPtr, size_t size) { return check_cache_range(devPtr, size); }
 
 VNPU_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
     VNPU_ACL_SPAN("aclrtMemcpy");

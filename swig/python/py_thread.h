@@ -41,6 +41,21 @@ public:
         PyGILState_Release(gil_);  // last release: the thread state is deleted
     }
 
+    // The GIL is held across a whole buffer: per record, a busy Python thread would make every
+    // callback wait out its switch interval (5 ms). Callbacks still let other threads run: the
+    // interpreter hands the GIL over every switch interval inside them.
+    void on_buffer_begin() override {
+        if (!attached_ || !interpreter_alive()) return;
+        PyEval_RestoreThread(saved_);
+        holding_ = true;
+    }
+
+    void on_buffer_end() override {
+        if (!holding_) return;
+        holding_ = false;
+        saved_ = PyEval_SaveThread();
+    }
+
     /** True on the delivery thread (e.g. stop() called from inside a callback). */
     bool on_delivery_thread() const {
         return running_.load(std::memory_order_acquire) &&
@@ -53,6 +68,7 @@ private:
     PyGILState_STATE gil_{};
     PyThreadState *saved_ = nullptr;
     bool attached_ = false;  // only touched on the delivery thread
+    bool holding_ = false;   // the GIL is held for the buffer being delivered
 };
 
 inline PythonDeliveryThreadHooks &delivery_hooks() {

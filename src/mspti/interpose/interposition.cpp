@@ -1,6 +1,7 @@
 #include "interpose/interposition.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include "common/error.h"
 #include "device/vnpu_attach.h"
@@ -12,7 +13,43 @@ namespace {
 void anchor() {}
 }  // namespace
 
-void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
+namespace {
+
+struct Search {
+    const char *name;
+    void *ours;  // libmspti's load base: our own definitions are never "the next one"
+    void *found;
+};
+
+int search_object(struct dl_phdr_info *info, size_t, void *data) {
+    auto *search = static_cast<Search *>(data);
+    const char *path = info->dlpi_name;
+    if (path == nullptr || path[0] == '\0') return 0;  // the program itself: covered by RTLD_NEXT
+    void *handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) return 0;
+    void *symbol = dlsym(handle, search->name);
+    dlclose(handle);
+    Dl_info owner{};
+    // dlsym on a handle also searches that object's dependencies, libmspti among them.
+    if (symbol != nullptr && dladdr(symbol, &owner) != 0 && owner.dli_fbase != search->ours) {
+        search->found = symbol;
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void *next_symbol(const char *name) {
+    if (void *symbol = dlsym(RTLD_NEXT, name)) return symbol;
+    // RTLD_NEXT misses a runtime loaded after libmspti with RTLD_LOCAL (as when a Python package
+    // opens libmspti first): look through every loaded object instead.
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void *>(&anchor), &self) == 0) return nullptr;
+    Search search{name, self.dli_fbase, nullptr};
+    dl_iterate_phdr(&search_object, &search);
+    return search.found;
+}
 
 bool interposing() {
     // Resolution, not the LD_PRELOAD text. The probe, aclInit, is defined below, so every link of

@@ -3,6 +3,7 @@
 // memory, each stream runs its tasks on its own worker thread (as the vnpu does) and reports to
 // the registered vnpuProfiler. Some entry points (aclrtMemcpy2d) are deliberately missing, to
 // test the interposer's "no real symbol" path.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -37,6 +38,7 @@ struct Stream {
     std::condition_variable cv;
     std::deque<std::function<void()>> tasks;
     bool busy = false;
+    uint64_t last_end = 0;  // worker thread only
     bool stop = false;
     std::thread worker;
 
@@ -99,9 +101,11 @@ aclError launch(void *stream, const char *name) {
         vnpuKernelInfo info{s->device, s->id, name, "KERNEL_AIVEC"};
         tag = p->onKernelEnqueue(p->userdata, &info);
     }
-    s->push([tag] {
-        uint64_t start = now_ns();
-        uint64_t end = now_ns() + 1;  // a kernel takes time
+    s->push([s, tag] {
+        // Kernels on a stream never overlap and always take time.
+        uint64_t start = std::max(now_ns(), s->last_end);
+        uint64_t end = std::max(now_ns(), start + 1);
+        s->last_end = end;
         const vnpuProfiler *q = profiler();
         if (tag != 0 && q != nullptr && q->onKernelExecuted != nullptr) q->onKernelExecuted(q->userdata, tag, start, end);
     });

@@ -1,0 +1,299 @@
+// Monitor lifecycle and the delivery thread: stop and flush from callbacks and other threads,
+// exceptions, hooks, start/stop cycles, destruction, process exit.
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+#include "monitor_test_support.h"
+
+using namespace monitor_test;
+using mspti::MsptiResult;
+
+TEST(MonitorLifecycle, StopFromInsideTheCallbackDoesNotWaitForItself) {
+    mspti::MstxMonitor m;
+    std::atomic<int> calls{0};
+    MsptiResult inner = MsptiResult::MSPTI_ERROR_INNER;
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &) {
+                  if (calls.fetch_add(1) == 0) inner = m.stop();
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    for (int i = 0; i < 10; ++i) mstxMarkA("stop_inside", nullptr);
+    EXPECT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(calls.load(), 1);  // the rest of the buffer is not delivered to a stopped monitor
+    EXPECT_EQ(inner, MsptiResult::MSPTI_SUCCESS);
+    EXPECT_FALSE(m.is_running());
+    EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
+    // It starts again, on a fresh delivery thread.
+    MstxCollector c;
+    ASSERT_EQ(m.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("again", nullptr);
+    m.stop();
+    ASSERT_EQ(c.marks().size(), 1u);
+    EXPECT_EQ(c.marks()[0].name, "again");
+}
+
+TEST(MonitorLifecycle, StopOfAnotherMonitorFromACallback) {
+    mspti::MstxMonitor first, second;
+    MstxCollector c;
+    ASSERT_EQ(second.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(first.start([&](const mspti::MarkerData &m) {
+                  if (m.name == "stop_second") second.stop();
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("before", nullptr);
+    mstxMarkA("stop_second", nullptr);
+    first.flush_all();
+    mstxMarkA("after", nullptr);
+    first.stop();
+    EXPECT_FALSE(second.is_running());
+    auto marks = c.marks();
+    ASSERT_GE(marks.size(), 1u);
+    EXPECT_EQ(marks[0].name, "before");
+    for (const auto &m : marks) EXPECT_NE(m.name, "after");
+}
+
+TEST(MonitorLifecycle, StopFromAnotherThreadWhileRecordsStream) {
+    MstxCollector c;
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.set_buffer_size(1), MsptiResult::MSPTI_SUCCESS);  // buffers come back every ~18k records
+    std::atomic<bool> stopped{false};
+    std::atomic<int> late{0};
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &d) {
+                  if (stopped.load()) late.fetch_add(1);
+                  c.on_record(d);
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    {
+        MarkProducer producer;
+        c.wait_marks(1000);  // streaming: records are being delivered
+        ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+        stopped.store(true);
+        size_t at_stop = c.marks().size();
+        producer.stop();
+        EXPECT_EQ(c.marks().size(), at_stop);
+    }
+    EXPECT_EQ(late.load(), 0);
+    EXPECT_FALSE(m.is_running());
+    EXPECT_EQ(m.stats().delivered, c.marks().size());
+}
+
+TEST(MonitorLifecycle, FlushAllFromACallbackReturns) {
+    MstxCollector c;
+    mspti::MstxMonitor m;
+    std::atomic<int> flushes{0};
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &d) {
+                  if (d.name == "flush") {
+                      EXPECT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
+                      flushes.fetch_add(1);
+                  }
+                  c.on_record(d);
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("flush", nullptr);
+    m.flush_all();
+    for (int i = 0; i < 5; ++i) mstxMarkA("later", nullptr);
+    mstxMarkA("flush", nullptr);
+    m.stop();
+    EXPECT_EQ(flushes.load(), 2);
+    EXPECT_EQ(c.marks().size(), 7u);
+}
+
+TEST(MonitorLifecycle, ExceptionsAreCountedReportedAndDeliveryGoesOn) {
+    mspti::MstxMonitor m;
+    std::vector<std::string> seen;
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &d) {
+                  seen.push_back(d.name);
+                  if (d.name == "std") throw std::runtime_error("boom from the callback");
+                  if (d.name == "reported") throw mspti::CallbackErrorReported();
+                  if (d.name == "other") throw 42;
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    testing::internal::CaptureStderr();
+    mstxMarkA("std", nullptr);
+    mstxMarkA("fine", nullptr);
+    mstxMarkA("reported", nullptr);
+    mstxMarkA("other", nullptr);
+    mstxMarkA("last", nullptr);
+    m.stop();
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(seen, (std::vector<std::string>{"std", "fine", "reported", "other", "last"}));
+    EXPECT_EQ(m.stats().callback_errors, 3u);
+    EXPECT_EQ(m.stats().delivered, 5u);
+    EXPECT_NE(err.find("MstxMonitor"), std::string::npos) << err;
+    EXPECT_NE(err.find("boom from the callback"), std::string::npos) << err;
+    EXPECT_EQ(err.find("already reported"), std::string::npos) << err;
+}
+
+namespace {
+class CountingHooks : public mspti::DeliveryThreadHooks {
+public:
+    void on_thread_start() override {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++starts;
+        start_threads.push_back(Tid());
+    }
+    void on_thread_end() override {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++ends;
+        end_threads.push_back(Tid());
+    }
+    std::mutex mutex;
+    int starts = 0, ends = 0;
+    std::vector<int64_t> start_threads, end_threads;
+};
+}  // namespace
+
+TEST(MonitorLifecycle, DeliveryThreadHooksRunOncePerThreadOnThatThread) {
+    CountingHooks hooks;
+    mspti::set_delivery_thread_hooks(&hooks);
+    std::vector<int64_t> callback_threads;
+    {
+        mspti::MstxMonitor a, b;
+        ASSERT_EQ(a.start([&](const mspti::MarkerData &) { callback_threads.push_back(Tid()); }, nullptr),
+                  MsptiResult::MSPTI_SUCCESS);
+        ASSERT_EQ(b.start([&](const mspti::MarkerData &) { callback_threads.push_back(Tid()); }, nullptr),
+                  MsptiResult::MSPTI_SUCCESS);
+        for (int i = 0; i < 50; ++i) mstxMarkA("hooked", nullptr);
+        a.flush_all();
+        for (int i = 0; i < 50; ++i) mstxMarkA("hooked", nullptr);
+        a.stop();
+        b.stop();  // the last stop ends the thread
+    }
+    {
+        std::lock_guard<std::mutex> lock(hooks.mutex);
+        EXPECT_EQ(hooks.starts, 1);
+        EXPECT_EQ(hooks.ends, 1);
+        ASSERT_EQ(callback_threads.size(), 200u);
+        for (int64_t t : callback_threads) EXPECT_EQ(t, hooks.start_threads[0]);
+        EXPECT_EQ(hooks.end_threads, hooks.start_threads);
+        EXPECT_NE(hooks.start_threads[0], Tid());
+    }
+    // A second session: a second thread, hooked again.
+    mspti::MstxMonitor c;
+    ASSERT_EQ(c.start([](const mspti::MarkerData &) {}, nullptr), MsptiResult::MSPTI_SUCCESS);
+    c.stop();
+    mspti::set_delivery_thread_hooks(nullptr);
+    std::lock_guard<std::mutex> lock(hooks.mutex);
+    EXPECT_EQ(hooks.starts, 2);
+    EXPECT_EQ(hooks.ends, 2);
+}
+
+TEST(MonitorLifecycle, TenThousandStartStopCyclesDoNotGrowThreadsOrMemory) {
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.set_buffer_size(1), MsptiResult::MSPTI_SUCCESS);  // each cycle allocates one buffer
+    uint64_t delivered = 0;
+    auto cycle = [&] {
+        ASSERT_EQ(m.start([&](const mspti::MarkerData &) { ++delivered; }, nullptr), MsptiResult::MSPTI_SUCCESS);
+        mstxMarkA("cycle", nullptr);
+        ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    };
+    for (int i = 0; i < 200; ++i) cycle();  // warm up: allocator, libmspti's worker, string table
+    const int threads = ThreadCount();
+    const long rss = RssKiB();
+    for (int i = 0; i < 10000; ++i) {
+        cycle();
+        if (HasFatalFailure()) return;
+    }
+    EXPECT_EQ(ThreadCount(), threads);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    // (Sanitizers keep freed memory in quarantine: RSS says nothing there; LeakSanitizer checks leaks.)
+    EXPECT_LT(RssKiB() - rss, 2048) << "RSS grew from " << rss << " KiB";
+#else
+    (void)rss;
+#endif
+    EXPECT_EQ(delivered, 10200u);
+    EXPECT_EQ(m.stats().delivered, 10200u);
+}
+
+TEST(MonitorLifecycle, DestroyingARunningMonitorStopsIt) {
+    MstxCollector c;
+    auto m = std::make_unique<mspti::MstxMonitor>();
+    ASSERT_EQ(m->start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("before_destroy", nullptr);
+    m.reset();  // delivers what was collected, then detaches
+    EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
+    mstxMarkA("after_destroy", nullptr);
+    ASSERT_EQ(c.marks().size(), 1u);
+    EXPECT_EQ(c.marks()[0].name, "before_destroy");
+}
+
+TEST(MonitorLifecycle, DestroyingAMonitorFromItsOwnCallback) {
+    auto *m = new mspti::MstxMonitor();
+    std::atomic<int> calls{0};
+    mspti::MstxMonitor keeper;  // keeps the session (and the thread) up, to flush with
+    ASSERT_EQ(keeper.start([](const mspti::MarkerData &) {}, nullptr), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(m->start([&](const mspti::MarkerData &) {
+                   calls.fetch_add(1);
+                   delete m;  // the std::function being run lives on until the call returns
+               },
+                       nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    for (int i = 0; i < 5; ++i) mstxMarkA("self_destroy", nullptr);
+    keeper.flush_all();
+    keeper.stop();
+    EXPECT_EQ(calls.load(), 1);
+}
+
+TEST(MonitorLifecycle, ASubscriberOfTheApplicationIsToleratedAndKept) {
+    msptiSubscriberHandle mine = nullptr;
+    ASSERT_EQ(msptiSubscribe(&mine, nullptr, nullptr), MSPTI_SUCCESS);
+    MstxCollector c;
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("shared", nullptr);
+    m.stop();
+    EXPECT_EQ(c.marks().size(), 1u);
+    // Ours is still the subscriber: a second subscribe is refused until we unsubscribe.
+    msptiSubscriberHandle other = nullptr;
+    EXPECT_EQ(msptiSubscribe(&other, nullptr, nullptr), MSPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+    EXPECT_EQ(msptiUnsubscribe(mine), MSPTI_SUCCESS);
+}
+
+TEST(MonitorLifecycle, MonitorsOfDifferentKindsRunTogether) {
+    MstxCollector c;
+    mspti::MstxMonitor mstx;
+    mspti::KernelMonitor kernel;
+    mspti::CommunicationMonitor comm;
+    std::atomic<int> kernels{0};
+    ASSERT_EQ(kernel.start([&](const mspti::KernelData &) { kernels.fetch_add(1); }), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(comm.start([](const mspti::CommunicationData &) {}), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(mstx.start(&c, &c), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_TRUE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_KERNEL));
+    EXPECT_TRUE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_COMMUNICATION));
+    EXPECT_TRUE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
+    mstxMarkA("with_kernel", nullptr);
+    kernel.stop();
+    EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_KERNEL));
+    EXPECT_TRUE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
+    mstxMarkA("without_kernel", nullptr);
+    mstx.stop();
+    comm.stop();
+    EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_COMMUNICATION));
+    ASSERT_EQ(c.marks().size(), 2u);
+    EXPECT_EQ(kernels.load(), 0);  // no kernel ran
+}
+
+// A process that exits while monitors run and records stream neither crashes nor hangs.
+TEST(MonitorLifecycleDeathTest, ExitWithMonitorsRunning) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            static mspti::MstxMonitor m;  // destroyed during exit, after the delivery thread left
+            m.start([](const mspti::MarkerData &) {}, nullptr);
+            auto *other = new mspti::KernelMonitor();  // never stopped
+            other->start([](const mspti::KernelData &) {});
+            std::thread([] {  // still marking while the process exits
+                for (;;) mstxMarkA("exiting", nullptr);
+            }).detach();
+            for (int i = 0; i < 1000; ++i) mstxMarkA("exiting", nullptr);
+            std::exit(7);
+        },
+        testing::ExitedWithCode(7), "");
+}

@@ -1,0 +1,156 @@
+// Kernel and device-marker records from the virtual NPU through the monitors (libmspti.so
+// interposing the runtime, as under LD_PRELOAD).
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_add.h"
+#include "monitor_test_support.h"
+
+using namespace monitor_test;
+using mspti::MsptiResult;
+
+namespace {
+
+class VnpuMonitor : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+        ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS);
+        int32_t id = -1;
+        ASSERT_EQ(aclrtStreamGetId(stream_, &id), ACL_SUCCESS);
+        stream_id_ = id;
+        const int64_t shape[] = {64}, strides[] = {1};
+        for (void **p : {&a_, &c_}) ASSERT_EQ(aclrtMalloc(p, 64 * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST), 0);
+        ta_ = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, a_);
+        tc_ = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, c_);
+        alpha_ = aclCreateScalar(&alpha_value_, ACL_FLOAT);
+    }
+    void TearDown() override {
+        aclDestroyTensor(ta_);
+        aclDestroyTensor(tc_);
+        aclDestroyScalar(alpha_);
+        aclrtFree(a_);
+        aclrtFree(c_);
+        aclrtDestroyStream(stream_);
+        aclrtResetDevice(0);
+    }
+    void Add() {
+        uint64_t workspace = 0;
+        aclOpExecutor *executor = nullptr;
+        ASSERT_EQ(aclnnAddGetWorkspaceSize(ta_, ta_, alpha_, tc_, &workspace, &executor), 0);
+        ASSERT_EQ(aclnnAdd(nullptr, 0, executor, stream_), 0);
+    }
+    aclrtStream stream_ = nullptr;
+    int64_t stream_id_ = -1;
+    void *a_ = nullptr, *c_ = nullptr;
+    aclTensor *ta_ = nullptr, *tc_ = nullptr;
+    aclScalar *alpha_ = nullptr;
+    float alpha_value_ = 1.0f;
+};
+
+struct KernelCollector : mspti::KernelCallback {
+    void on_record(const mspti::KernelData &k) override {
+        std::lock_guard<std::mutex> lock(mutex);
+        kernels.push_back(k);
+    }
+    std::mutex mutex;
+    std::vector<mspti::KernelData> kernels;
+};
+
+struct KernelBatches : mspti::BatchCallback {
+    void on_batch(const mspti::RecordBatch &b) override {
+        ok = ok && b.kind == mspti::MsptiActivityKind::MSPTI_ACTIVITY_KIND_KERNEL &&
+             b.stride == sizeof(msptiActivityKernel);
+        for (size_t i = 0; i < b.count; ++i) {
+            msptiActivityKernel k;
+            std::memcpy(&k, static_cast<const uint8_t *>(b.data) + i * b.stride, sizeof(k));
+            correlation_ids.push_back(k.correlationId);
+        }
+    }
+    bool ok = true;
+    std::vector<uint64_t> correlation_ids;
+};
+
+}  // namespace
+
+TEST_F(VnpuMonitor, KernelRecordsReachEveryKernelMonitorWithTheirFields) {
+    KernelCollector a, b;
+    KernelBatches batches;
+    mspti::KernelMonitor ma, mb, mbatch;
+    ASSERT_EQ(ma.start(&a), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(mb.start(&b), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(mbatch.start_batch(&batches), MsptiResult::MSPTI_SUCCESS);
+    constexpr int kKernels = 20;
+    for (int i = 0; i < kKernels; ++i) Add();
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+    ma.stop();
+    mb.stop();
+    mbatch.stop();
+    ASSERT_EQ(a.kernels.size(), static_cast<size_t>(kKernels));
+    EXPECT_EQ(a.kernels, b.kernels);
+    EXPECT_TRUE(batches.ok);
+    ASSERT_EQ(batches.correlation_ids.size(), static_cast<size_t>(kKernels));
+    for (int i = 0; i < kKernels; ++i) {
+        const mspti::KernelData &k = a.kernels[i];
+        EXPECT_EQ(k.kind, mspti::MsptiActivityKind::MSPTI_ACTIVITY_KIND_KERNEL);
+        EXPECT_LT(k.start, k.end);
+        EXPECT_EQ(k.device_id, 0);
+        EXPECT_EQ(k.stream_id, stream_id_);
+        EXPECT_EQ(k.type.rfind("KERNEL", 0), 0u) << k.type;
+        EXPECT_FALSE(k.name.empty());
+        EXPECT_GT(k.correlation_id, 0u);
+        EXPECT_EQ(k.correlation_id, batches.correlation_ids[i]);
+        if (i > 0) {
+            EXPECT_GT(k.correlation_id, a.kernels[i - 1].correlation_id);
+        }
+    }
+}
+
+TEST_F(VnpuMonitor, RangeOnAStreamGivesAHostAndADeviceRange) {
+    MstxCollector c;
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.start(&c, &c), MsptiResult::MSPTI_SUCCESS);
+    mstxRangeId id = mstxRangeStartA("on_device", stream_);
+    ASSERT_NE(id, 0u);
+    Add();
+    mstxRangeEnd(id);
+    mstxMarkA("device_mark", stream_);
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+    m.stop();
+    auto ranges = c.ranges();
+    ASSERT_EQ(ranges.size(), 2u);
+    int host = 0, device = 0;
+    for (const auto &r : ranges) {
+        EXPECT_EQ(r.id, id);
+        EXPECT_LE(r.start, r.end);
+        if (r.source_kind == mspti::MsptiActivitySourceKind::MSPTI_ACTIVITY_SOURCE_KIND_HOST) {
+            ++host;
+            EXPECT_EQ(r.name, "on_device");
+            EXPECT_EQ(r.domain, "default");
+            EXPECT_EQ(r.object_id, (mspti::MsptiObjectId{getpid(), Tid(), -1, -1}));
+        } else {
+            ++device;
+            EXPECT_EQ(r.name, "");
+            EXPECT_EQ(r.domain, "");
+            EXPECT_EQ(r.object_id, (mspti::MsptiObjectId{-1, -1, 0, stream_id_}));
+        }
+    }
+    EXPECT_EQ(host, 1);
+    EXPECT_EQ(device, 1);
+    // A mark on a stream: one host and one device record, both to the mark callback.
+    auto marks = c.marks();
+    ASSERT_EQ(marks.size(), 2u);
+    for (const auto &mk : marks)
+        EXPECT_EQ(mk.flag, mspti::MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE);
+    EXPECT_NE(marks[0].source_kind, marks[1].source_kind);
+}
+
+TEST_F(VnpuMonitor, HcclMonitorStartsWhenInterposing) {
+    mspti::HcclMonitor h;
+    EXPECT_EQ(h.start([](const mspti::HcclData &) {}), MsptiResult::MSPTI_SUCCESS) << mspti::last_error_message();
+    EXPECT_TRUE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_HCCL));
+    EXPECT_EQ(h.stop(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_HCCL));
+}
