@@ -30,5 +30,13 @@ if [ -x "$build/bin/bench_cpp_delivery" ] && [ -d "$build/python/mspti" ]; then
   echo "== python delivery_bench" >&2
   PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python/delivery_bench.py" "$build" "$out/python_delivery.json" >/dev/null
 fi
+# Java delivery (bench/java; needs mspti.jar, mspti-bench.jar and bench_cpp_delivery, its baseline).
+if [ -f "$build/java/mspti-bench.jar" ] && [ -x "$build/bin/bench_cpp_delivery" ]; then
+  echo "== java DeliveryBench" >&2
+  java_bin="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java"
+  [ -x "$java_bin" ] || java_bin=java
+  "$java_bin" -cp "$build/java/mspti.jar:$build/java/mspti-bench.jar" DeliveryBench 1000000 \
+    "$build/bin/bench_cpp_delivery" > "$out/java_delivery.json"
+fi
 /usr/bin/python3 "$root/bench/write_performance_md.py" "$out" "$root/docs/performance.md"
 echo "wrote $root/docs/performance.md" >&2

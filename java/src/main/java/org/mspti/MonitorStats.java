@@ -1,0 +1,26 @@
+package org.mspti;
+
+/** Counters of one monitor since it was created (a snapshot). */
+public final class MonitorStats {
+    private final long delivered, callbackErrors, unpairedDropped;
+
+    /** A snapshot with the given counters. */
+    public MonitorStats(long delivered, long callbackErrors, long unpairedDropped) {
+        this.delivered = delivered;
+        this.callbackErrors = callbackErrors;
+        this.unpairedDropped = unpairedDropped;
+    }
+
+    /** Records handed to the callback (batch records included). */
+    public long getDelivered() { return delivered; }
+    /** Callback calls that threw (reported through {@link CallbackErrors}; delivery went on). */
+    public long getCallbackErrors() { return callbackErrors; }
+    /** MstxMonitor: range starts evicted from the bounded open-range table. */
+    public long getUnpairedDropped() { return unpairedDropped; }
+
+    @Override
+    public String toString() {
+        return "MonitorStats[delivered=" + delivered + ", callbackErrors=" + callbackErrors + ", unpairedDropped="
+            + unpairedDropped + "]";
+    }
+}

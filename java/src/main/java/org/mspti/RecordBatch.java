@@ -1,0 +1,183 @@
+package org.mspti;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * A block of records of one kind, as laid out by msPTI: packed little-endian structs (see
+ * {@code mspti_activity.h}), {@link #getStride()} bytes apart, read through a read-only direct
+ * {@link ByteBuffer}. Zero-copy: the buffer views the library's memory and is valid
+ * <b>only during the callback</b>; {@link #copy()} keeps the bytes.
+ *
+ * <p>Field offsets (bytes from a record's start) are in {@link Kernel}, {@link Hccl},
+ * {@link Communication} and {@link Marker}. String fields hold addresses of NUL-terminated strings
+ * owned by the library for the life of the process: {@link #getString(int, int)} reads them.
+ * Unsigned C fields are read with the Java type of the same width (as
+ * {@link Integer#toUnsignedLong} where it matters, e.g. device and stream ids of 0xFFFFFFFF = none).
+ *
+ * <pre>{@code
+ * monitor.startBatch(batch -> {
+ *     for (int i = 0; i < batch.getCount(); i++) {
+ *         long start = batch.getLong(i, RecordBatch.Kernel.START);
+ *         long end = batch.getLong(i, RecordBatch.Kernel.END);
+ *     }
+ * });
+ * }</pre>
+ */
+public final class RecordBatch {
+    /** Offsets in msptiActivityKernel (56 bytes). */
+    public static final class Kernel {
+        private Kernel() {}
+        /** Record size. */
+        public static final int SIZE = 56;
+        /** int32 msptiActivityKind. */
+        public static final int KIND = 0;
+        /** uint64 start, ns since the Unix epoch. */
+        public static final int START = 4;
+        /** uint64 end, ns since the Unix epoch. */
+        public static final int END = 12;
+        /** uint32 device id. */
+        public static final int DEVICE_ID = 20;
+        /** uint32 stream id. */
+        public static final int STREAM_ID = 24;
+        /** uint64 correlation id. */
+        public static final int CORRELATION_ID = 28;
+        /** const char * type. */
+        public static final int TYPE = 36;
+        /** const char * name. */
+        public static final int NAME = 44;
+    }
+
+    /** Offsets in msptiActivityHccl (56 bytes). */
+    public static final class Hccl {
+        private Hccl() {}
+        /** Record size. */
+        public static final int SIZE = 56;
+        /** int32 msptiActivityKind. */
+        public static final int KIND = 0;
+        /** uint64 start. */
+        public static final int START = 4;
+        /** uint64 end. */
+        public static final int END = 12;
+        /** uint32 device id. */
+        public static final int DEVICE_ID = 20;
+        /** uint32 stream id. */
+        public static final int STREAM_ID = 24;
+        /** double bandwidth, GB/s. */
+        public static final int BANDWIDTH = 28;
+        /** const char * name. */
+        public static final int NAME = 36;
+        /** const char * communicator name. */
+        public static final int COMM_NAME = 44;
+    }
+
+    /** Offsets in msptiActivityCommunication (72 bytes). */
+    public static final class Communication {
+        private Communication() {}
+        /** Record size. */
+        public static final int SIZE = 72;
+        /** int32 msptiActivityKind. */
+        public static final int KIND = 0;
+        /** int32 msptiCommunicationDataType. */
+        public static final int DATA_TYPE = 4;
+        /** uint64 element count. */
+        public static final int COUNT = 8;
+        /** uint32 device id. */
+        public static final int DEVICE_ID = 16;
+        /** uint32 stream id. */
+        public static final int STREAM_ID = 20;
+        /** uint64 start. */
+        public static final int START = 24;
+        /** uint64 end. */
+        public static final int END = 32;
+        /** const char * algorithm. */
+        public static final int ALG_TYPE = 40;
+        /** const char * name. */
+        public static final int NAME = 48;
+        /** const char * communicator name. */
+        public static final int COMM_NAME = 56;
+        /** uint64 correlation id. */
+        public static final int CORRELATION_ID = 64;
+    }
+
+    /** Offsets in msptiActivityMarker (56 bytes). */
+    public static final class Marker {
+        private Marker() {}
+        /** Record size. */
+        public static final int SIZE = 56;
+        /** int32 msptiActivityKind. */
+        public static final int KIND = 0;
+        /** int32 msptiActivityFlag. */
+        public static final int FLAG = 4;
+        /** int32 msptiActivitySourceKind. */
+        public static final int SOURCE_KIND = 8;
+        /** uint64 timestamp. */
+        public static final int TIMESTAMP = 12;
+        /** uint64 marker id. */
+        public static final int ID = 20;
+        /** uint32 process id (host records; same bytes as DEVICE_ID). */
+        public static final int PROCESS_ID = 28;
+        /** uint32 thread id (host records; same bytes as STREAM_ID). */
+        public static final int THREAD_ID = 32;
+        /** uint32 device id (device records). */
+        public static final int DEVICE_ID = 28;
+        /** uint32 stream id (device records). */
+        public static final int STREAM_ID = 32;
+        /** const char * message. */
+        public static final int NAME = 36;
+        /** const char * domain. */
+        public static final int DOMAIN = 44;
+    }
+
+    private final MsptiActivityKind kind;
+    private final ByteBuffer buffer;
+    private final int count;
+    private final int stride;
+
+    /** Built by the JNI layer over the library's memory. */
+    RecordBatch(int kind, ByteBuffer buffer, int count, int stride) {
+        this.kind = Enums.kind(kind);
+        this.buffer = buffer.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        this.count = count;
+        this.stride = stride;
+    }
+
+    /** Kind of every record. */
+    public MsptiActivityKind getKind() { return kind; }
+
+    /** Number of records. */
+    public int getCount() { return count; }
+
+    /** Bytes from one record to the next (the struct's size). */
+    public int getStride() { return stride; }
+
+    /** The records: read-only, little-endian, direct, {@code count * stride} bytes; valid during the callback only. */
+    public ByteBuffer getBuffer() { return buffer; }
+
+    /** 64-bit field at {@code offset} of record {@code index}. */
+    public long getLong(int index, int offset) { return buffer.getLong(index * stride + offset); }
+
+    /** 32-bit field at {@code offset} of record {@code index}. */
+    public int getInt(int index, int offset) { return buffer.getInt(index * stride + offset); }
+
+    /** double field at {@code offset} of record {@code index}. */
+    public double getDouble(int index, int offset) { return buffer.getDouble(index * stride + offset); }
+
+    /** The string a {@code const char *} field at {@code offset} of record {@code index} points to ("" for NULL). */
+    public String getString(int index, int offset) { return stringAt(getLong(index, offset)); }
+
+    /** The library-owned string at an address read from a batch ("" for 0). */
+    public static String stringAt(long address) { return MsptiNative.stringAt(address); }
+
+    /** A copy of the records in a heap buffer (little-endian), valid after the callback. */
+    public ByteBuffer copy() {
+        ByteBuffer out = ByteBuffer.allocate(buffer.capacity()).order(ByteOrder.LITTLE_ENDIAN);
+        out.put(buffer.duplicate().clear());
+        return out.flip();
+    }
+
+    @Override
+    public String toString() {
+        return "RecordBatch[kind=" + kind + ", count=" + count + ", stride=" + stride + "]";
+    }
+}

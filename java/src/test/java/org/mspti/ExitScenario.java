@@ -1,0 +1,56 @@
+package org.mspti;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.mspti.vnpu.Tensor;
+import org.mspti.vnpu.Vnpu;
+
+/** A JVM that ends with monitors still running; run by ExitTest in a subprocess. */
+public final class ExitScenario {
+    private ExitScenario() {}
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        AtomicLong seen = new AtomicLong();
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        Vnpu.setDevice(0);
+        KernelMonitor kernels = new KernelMonitor();
+        kernels.start(k -> seen.incrementAndGet());
+        MstxMonitor marks = new MstxMonitor();
+        marks.startMarks(m -> {
+            seen.incrementAndGet();
+            first.countDown();
+            if (mode.equals("exit-in-callback")) System.exit(4);
+            if (mode.equals("blocked-callback")) {
+                try {
+                    never.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        Tensor x = new Tensor(new float[] {1, 2}, new long[] {2}, 0);
+        for (int i = 0; i < 10; i++) x = Vnpu.add(x, x);
+        for (int i = 0; i < 10000; i++) Mstx.mark("exit");
+        Thread flusher = new Thread(marks::flushAll);
+        flusher.setDaemon(true);
+        flusher.start();
+        first.await();
+        System.out.println("main done");
+        System.out.flush();
+        switch (mode) {
+            case "return":
+            case "blocked-callback":
+                return;  // monitors running (and, for blocked-callback, a callback that never returns)
+            case "exit":
+                System.exit(3);
+                break;
+            case "exit-in-callback":
+                never.await();  // System.exit comes from the callback
+                break;
+            default:
+                throw new IllegalArgumentException(mode);
+        }
+    }
+}

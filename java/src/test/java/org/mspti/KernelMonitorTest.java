@@ -1,0 +1,111 @@
+package org.mspti;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.mspti.vnpu.Stream;
+import org.mspti.vnpu.Tensor;
+import org.mspti.vnpu.Vnpu;
+
+/** KernelMonitor against the virtual NPU: one record per launched kernel, per record and in batches. */
+class KernelMonitorTest {
+    private final KernelMonitor monitor = new KernelMonitor();
+
+    @BeforeAll
+    static void loadTheRuntime() {
+        Vnpu.setDevice(0);  // loads libvnpu (global scope) before any monitor starts
+    }
+
+    @AfterEach
+    void close() {
+        monitor.close();
+    }
+
+    private static List<String> prefixes(List<KernelData> records) {
+        return records.stream().map(k -> k.getName().substring(0, k.getName().indexOf('_'))).toList();
+    }
+
+    @Test
+    void recordsMatchTheLaunchedKernels() {
+        List<KernelData> kernels = new CopyOnWriteArrayList<>();
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(kernels::add));
+        Stream stream = new Stream(1);
+        Tensor a = new Tensor(new float[] {1, -2, 3, -4}, new long[] {2, 2}, 1);
+        Tensor b = new Tensor(new float[] {1, 1, 1, 1}, new long[] {2, 2}, 1);
+        Tensor sum = Vnpu.add(a, b, stream);
+        Tensor prod = Vnpu.mul(sum, b, stream);
+        Tensor mm = Vnpu.matmul(prod, b, stream);
+        Tensor r = Vnpu.relu(mm, stream);
+        stream.synchronize();
+        assertArrayEquals(new float[] {1, 1, 1, 1}, r.toHost());  // ([1,-2,3,-4]+1)*1 @ ones = 1
+        monitor.stop();
+
+        assertEquals(List.of("Add", "Mul", "MatMulV3", "Relu"), prefixes(kernels));
+        for (KernelData k : kernels) {
+            assertEquals(MsptiActivityKind.MSPTI_ACTIVITY_KIND_KERNEL, k.getKind());
+            assertEquals(1, k.getDeviceId());
+            assertEquals(stream.id(), k.getStreamId());
+            assertTrue(k.getEnd() >= k.getStart() && k.getStart() > 0, k.toString());
+            assertNotEquals(0, k.getCorrelationId());
+        }
+        assertEquals("KERNEL_AICORE", kernels.get(2).getType());
+        assertEquals("KERNEL_AIVEC", kernels.get(0).getType());
+        assertEquals(4, monitor.stats().getDelivered());
+    }
+
+    @Test
+    void aSubclassAndABatchMonitorSeeTheSameKernels() {
+        List<KernelData> kernels = new CopyOnWriteArrayList<>();
+        List<String> fromBatch = new CopyOnWriteArrayList<>();
+        KernelMonitor batchMonitor = new KernelMonitor();
+        try {
+            assertEquals(MsptiResult.MSPTI_SUCCESS, batchMonitor.startBatch(new BatchCallback() {
+                @Override
+                public void onBatch(RecordBatch batch) {
+                    assertEquals(RecordBatch.Kernel.SIZE, batch.getStride());
+                    for (int i = 0; i < batch.getCount(); i++) {
+                        fromBatch.add(batch.getString(i, RecordBatch.Kernel.NAME) + "|"
+                                      + batch.getString(i, RecordBatch.Kernel.TYPE) + "|"
+                                      + batch.getLong(i, RecordBatch.Kernel.START) + "|"
+                                      + batch.getLong(i, RecordBatch.Kernel.END) + "|"
+                                      + batch.getInt(i, RecordBatch.Kernel.DEVICE_ID) + "|"
+                                      + batch.getInt(i, RecordBatch.Kernel.STREAM_ID) + "|"
+                                      + batch.getLong(i, RecordBatch.Kernel.CORRELATION_ID));
+                    }
+                }
+            }));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(new KernelCallback() {
+                @Override
+                public void onRecord(KernelData data) {
+                    kernels.add(data);
+                }
+            }));
+            Tensor x = new Tensor(new float[] {1, 2, 3}, new long[] {3}, 0);
+            for (int i = 0; i < 20; i++) x = Vnpu.add(x, x);
+            Vnpu.synchronize();
+            monitor.stop();
+            batchMonitor.stop();
+        } finally {
+            batchMonitor.close();
+        }
+        assertEquals(20, kernels.size());
+        assertEquals(kernels.stream().map(k -> k.getName() + "|" + k.getType() + "|" + k.getStart() + "|" + k.getEnd()
+                                               + "|" + k.getDeviceId() + "|" + k.getStreamId() + "|"
+                                               + k.getCorrelationId()).toList(),
+                     fromBatch);
+    }
+
+    @Test
+    void noRecordsAfterStop() {
+        List<KernelData> kernels = new CopyOnWriteArrayList<>();
+        monitor.start(kernels::add);
+        monitor.stop();
+        Tensor x = new Tensor(new float[] {1}, new long[] {1}, 0);
+        Vnpu.relu(x).toHost();
+        assertTrue(kernels.isEmpty());
+    }
+}

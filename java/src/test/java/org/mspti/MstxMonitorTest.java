@@ -1,0 +1,175 @@
+package org.mspti;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** MstxMonitor: marks and ranges (default and named domains), lambdas and subclasses, records as values. */
+class MstxMonitorTest {
+    private final MstxMonitor monitor = new MstxMonitor();
+    private final List<MarkerData> marks = new CopyOnWriteArrayList<>();
+    private final List<RangeMarkerData> ranges = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void close() {
+        monitor.close();
+    }
+
+    @Test
+    void marksAndRangesReachLambdas() {
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(marks::add, ranges::add));
+        assertTrue(monitor.isRunning());
+        Mstx.mark("hello");
+        long id = Mstx.rangeStart("work");
+        assertNotEquals(0, id);
+        Mstx.rangeEnd(id);
+        try (Mstx.Range r = Mstx.range("block")) {
+            assertNotEquals(0, r.getId());
+        }
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.stop());
+        assertFalse(monitor.isRunning());
+
+        assertEquals(1, marks.size());
+        MarkerData m = marks.get(0);
+        assertEquals("hello", m.getName());
+        assertEquals("default", m.getDomain());
+        assertEquals(MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER, m.getKind());
+        assertEquals(MsptiActivityFlag.MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, m.getFlag());
+        assertEquals(MsptiActivitySourceKind.MSPTI_ACTIVITY_SOURCE_KIND_HOST, m.getSourceKind());
+        assertEquals(ProcessHandle.current().pid(), m.getObjectId().getProcessId());
+        assertEquals(-1, m.getObjectId().getDeviceId());
+        assertTrue(m.getTimestamp() > 0);
+
+        assertEquals(2, ranges.size());
+        RangeMarkerData r = ranges.get(0);
+        assertEquals("work", r.getName());
+        assertEquals(id, r.getId());
+        assertTrue(r.getEnd() >= r.getStart());
+        assertEquals("block", ranges.get(1).getName());
+        assertEquals(3, monitor.stats().getDelivered());
+        assertEquals(0, monitor.stats().getCallbackErrors());
+    }
+
+    @Test
+    void domainsAreSwitchedByName() {
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(marks::add, ranges::add));
+        Mstx.Domain io = Mstx.domain("java_io");
+        assertTrue(io.isValid());
+        io.mark("read");
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.disableDomain("java_io"));
+        io.mark("dropped");
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.enableDomain("java_io"));
+        long id = io.rangeStart("write");
+        io.rangeEnd(id);
+        try (Mstx.Range r = io.range("flush")) {
+            assertNotEquals(0, r.getId());
+            Mstx.mark("outside");
+        }
+        monitor.flushAll();
+        monitor.stop();
+        assertEquals(List.of("read:java_io", "outside:default"),
+                     marks.stream().map(x -> x.getName() + ":" + x.getDomain()).toList());
+        assertEquals(List.of("write:java_io", "flush:java_io"),
+                     ranges.stream().map(x -> x.getName() + ":" + x.getDomain()).toList());
+    }
+
+    @Test
+    void subclassedCallbacksWork() {
+        MarkCallback mark = new MarkCallback() {
+            @Override
+            public void onRecord(MarkerData data) {
+                marks.add(data);
+            }
+        };
+        RangeCallback range = new RangeCallback() {
+            @Override
+            public void onRecord(RangeMarkerData data) {
+                ranges.add(data);
+            }
+        };
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(mark, range));
+        Mstx.mark("sub");
+        Mstx.rangeEnd(Mstx.rangeStart("sub-range"));
+        monitor.stop();
+        assertEquals("sub", marks.get(0).getName());
+        assertEquals("sub-range", ranges.get(0).getName());
+    }
+
+    @Test
+    void marksOnlyAndRangesOnly() {
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(marks::add));
+        Mstx.mark("m");
+        Mstx.rangeEnd(Mstx.rangeStart("r"));
+        monitor.stop();
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startRanges(ranges::add));
+        Mstx.mark("m2");
+        Mstx.rangeEnd(Mstx.rangeStart("r2"));
+        monitor.stop();
+        assertEquals(List.of("m"), marks.stream().map(MarkerData::getName).toList());
+        assertEquals(List.of("r2"), ranges.stream().map(RangeMarkerData::getName).toList());
+    }
+
+    @Test
+    void recordsAreOwnedValuesThatOutliveTheCallback() {
+        monitor.startMarks(marks::add);
+        for (int i = 0; i < 100; i++) Mstx.mark("m" + i + "-\u00e9\u4e2d");
+        monitor.stop();
+        assertEquals(100, marks.size());
+        for (int i = 0; i < 100; i++) assertEquals("m" + i + "-\u00e9\u4e2d", marks.get(i).getName());
+        MarkerData a = marks.get(0);
+        MarkerData copy = new MarkerData(a.getKind(), a.getFlag(), a.getSourceKind(), a.getTimestamp(), a.getId(),
+                                         a.getObjectId(), a.getName(), a.getDomain());
+        assertEquals(a, copy);
+        assertEquals(a.hashCode(), copy.hashCode());
+        assertNotEquals(a, marks.get(1));
+        assertTrue(a.toString().contains("name='m0-"));
+    }
+
+    @Test
+    void batchesMatchPerRecordDelivery() {
+        MstxMonitor batchMonitor = new MstxMonitor();
+        List<String> fromBatch = new CopyOnWriteArrayList<>();
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        try {
+            assertEquals(MsptiResult.MSPTI_SUCCESS, batchMonitor.startBatch(batch -> {
+                assertEquals(MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER, batch.getKind());
+                assertEquals(RecordBatch.Marker.SIZE, batch.getStride());
+                assertTrue(batch.getBuffer().isDirect());
+                assertTrue(batch.getBuffer().isReadOnly());
+                for (int i = 0; i < batch.getCount(); i++) {
+                    assertEquals(MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER.swigValue(),
+                                 batch.getInt(i, RecordBatch.Marker.KIND));
+                    fromBatch.add(batch.getString(i, RecordBatch.Marker.NAME) + "@"
+                                  + batch.getString(i, RecordBatch.Marker.DOMAIN) + "#"
+                                  + batch.getLong(i, RecordBatch.Marker.TIMESTAMP) + "/"
+                                  + Integer.toUnsignedLong(batch.getInt(i, RecordBatch.Marker.PROCESS_ID)));
+                    ids.add(batch.getLong(i, RecordBatch.Marker.ID));
+                }
+            }));
+            monitor.startMarks(marks::add);
+            for (int i = 0; i < 50; i++) Mstx.mark("b" + i);
+            monitor.stop();
+            batchMonitor.stop();
+        } finally {
+            batchMonitor.close();
+        }
+        assertEquals(50, marks.size());
+        assertEquals(marks.stream().map(m -> m.getName() + "@" + m.getDomain() + "#" + m.getTimestamp() + "/"
+                                             + m.getObjectId().getProcessId()).toList(), fromBatch);
+        assertEquals(marks.stream().map(MarkerData::getId).toList(), ids);
+    }
+
+    @Test
+    void batchCopyKeepsTheBytes() {
+        List<java.nio.ByteBuffer> copies = new CopyOnWriteArrayList<>();
+        monitor.startBatch(batch -> copies.add(batch.copy()));
+        Mstx.mark("kept");
+        monitor.stop();
+        java.nio.ByteBuffer b = copies.get(0);
+        assertEquals(RecordBatch.Marker.SIZE, b.capacity());
+        assertEquals("kept", RecordBatch.stringAt(b.getLong(RecordBatch.Marker.NAME)));
+    }
+}

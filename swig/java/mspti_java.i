@@ -1,0 +1,362 @@
+/*
+ * mspti_java.i: the Java bindings (package org.mspti, JNI library libmspti_java.so). Java-specific
+ * glue only; the API comes from the language-neutral ../monitor.i and ../mstx.i.
+ *
+ * - Records, batches and stats are hand-written immutable Java classes (java/src/main/java/org/mspti)
+ *   built in JNI from the C++ values (java_glue.h): owned copies, valid after the callback.
+ * - Enums are real Java enums with their C values (%javaconst(1) + enums.swg); uint64_t is long.
+ * - Names are lowerCamelCase (onRecord, startBatch, flushAll, getDeviceId).
+ * - The monitors keep a strong reference to their callbacks while running (the director only holds
+ *   a weak one) and accept lambdas (java.util.function.Consumer); see the javacode below.
+ */
+%module(directors="1") MsptiNative
+
+%include <enums.swg>
+%javaconst(1);
+%include <stdint.i>
+%apply int64_t { uint64_t };
+%apply const int64_t & { const uint64_t & };
+
+%{
+#include "java_glue.h"
+%}
+
+/* The module class and its JNI class are internal: users see the monitors, records and Mstx. */
+%pragma(java) moduleclassmodifiers="final class"
+%pragma(java) jniclassclassmodifiers="final class"
+%pragma(java) jniclasscode=%{
+  static {
+    NativeLoader.load("mspti_java");
+  }
+%}
+
+%{
+extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
+  JNIEnv *env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+  if (mspti_java::on_load(vm, env) != 0) return JNI_ERR;
+  return JNI_VERSION_1_8;
+}
+%}
+
+/* ---- names: lowerCamelCase methods and fields, constants in upper case. */
+%rename("%(lowercamelcase)s", %$isfunction) "";
+%rename("%(lowercamelcase)s", %$isvariable) "";
+%rename(MAX_OPEN_RANGES) mspti::MstxMonitor::kMaxOpenRanges;
+
+/* ---- records, batches, stats: hand-written Java value classes built by java_glue.h. */
+%define MSPTI_JAVA_VALUE(CTYPE, JTYPE)
+%ignore CTYPE;
+%typemap(jni) const CTYPE &, CTYPE "jobject"
+%typemap(jtype) const CTYPE &, CTYPE "JTYPE"
+%typemap(jstype) const CTYPE &, CTYPE "JTYPE"
+%typemap(javain) const CTYPE & "$javainput"
+%typemap(in) const CTYPE & ($*1_ltype temp) %{ (void)$input; $1 = &temp; %}
+%typemap(javadirectorin) const CTYPE & "$jniinput"
+%typemap(directorin, descriptor="Lorg/mspti/" #JTYPE ";", noblock=1) const CTYPE & {
+  $input = mspti_java::record_arg(jenv, $1, swigjobj);
+  Swig::LocalRefGuard $1_refguard(jenv, $input);
+}
+%typemap(out) CTYPE %{ $result = mspti_java::to_java(jenv, $1); %}
+%typemap(javaout) CTYPE { return $jnicall; }
+%enddef
+MSPTI_JAVA_VALUE(mspti::KernelData, KernelData)
+MSPTI_JAVA_VALUE(mspti::HcclData, HcclData)
+MSPTI_JAVA_VALUE(mspti::CommunicationData, CommunicationData)
+MSPTI_JAVA_VALUE(mspti::MarkerData, MarkerData)
+MSPTI_JAVA_VALUE(mspti::RangeMarkerData, RangeMarkerData)
+MSPTI_JAVA_VALUE(mspti::RecordBatch, RecordBatch)
+MSPTI_JAVA_VALUE(mspti::MonitorStats, MonitorStats)
+%ignore mspti::MsptiObjectId;
+
+/* ---- a Java exception in a callback: reported (CallbackErrors), counted, delivery goes on. */
+%feature("director:except") %{
+  if (jenv->ExceptionCheck()) {
+    mspti_java::report_callback_error(jenv, swigjobj);
+  }
+%}
+
+/* ---- callbacks: abstract classes with an abstract method to override. */
+%define MSPTI_JAVA_CALLBACK(CLASS, METHOD)
+%typemap(javaclassmodifiers) mspti::CLASS "public abstract class"
+%javamethodmodifiers mspti::CLASS::METHOD "public abstract"
+%typemap(javaout) void mspti::CLASS::METHOD ";"
+%enddef
+MSPTI_JAVA_CALLBACK(KernelCallback, on_record)
+MSPTI_JAVA_CALLBACK(HcclCallback, on_record)
+MSPTI_JAVA_CALLBACK(CommunicationCallback, on_record)
+MSPTI_JAVA_CALLBACK(MarkCallback, on_record)
+MSPTI_JAVA_CALLBACK(RangeCallback, on_record)
+MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
+
+/* ---- monitors: the native start/stop are private; Java adds keep-alive, lambdas, AutoCloseable. */
+%typemap(javainterfaces) mspti::Monitor "AutoCloseable"
+%rename(stopNative) mspti::Monitor::stop;
+%javamethodmodifiers mspti::Monitor::stop "final";
+%typemap(javacode) mspti::Monitor %{
+  // The director holds only a weak reference to its Java object: while running, the monitor holds
+  // strong ones (taken once the native start succeeded, dropped after stop()).
+  private volatile Object[] callbacks;
+  // Running monitors are reachable from here, so neither they nor their callbacks are collected
+  // (or finalised) while the delivery thread may call them; stopped at JVM exit.
+  private static final java.util.Set<Monitor> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Callbacks released by a stop() from inside a callback (still on the delivery thread's stack).
+  private static final java.util.List<Object[]> DEFERRED = new java.util.ArrayList<>();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(Monitor::stopAllAtExit, "mspti-shutdown"));
+  }
+
+  final MsptiResult started(MsptiResult result, Object... keep) {
+    releaseDeferred();
+    if (result == MsptiResult.MSPTI_SUCCESS) {
+      callbacks = keep;
+      RUNNING.add(this);
+      if (!isRunning()) dropCallbacks();  // stopped by another thread meanwhile
+    }
+    return result;
+  }
+
+  /**
+   * Stops collecting. Returns after every record produced before the call was delivered.
+   * Safe from any thread, from inside this monitor's callback, and when not running (then a
+   * no-op returning MSPTI_SUCCESS). Releases the monitor's reference to its callbacks.
+   */
+  public MsptiResult stop() {
+    MsptiResult result = stopNative();
+    dropCallbacks();
+    return result;
+  }
+
+  /** Stops the monitor and frees its native part; the object is unusable afterwards. */
+  @Override
+  public void close() {
+    stop();
+    delete();
+  }
+
+  private void dropCallbacks() {
+    Object[] keep = callbacks;
+    callbacks = null;
+    RUNNING.remove(this);
+    if (keep != null && MsptiNative.onDeliveryThread()) {
+      synchronized (DEFERRED) {
+        DEFERRED.add(keep);  // the callback in progress is still on the stack of its director
+      }
+    } else {
+      releaseDeferred();
+    }
+  }
+
+  private static void releaseDeferred() {
+    if (MsptiNative.onDeliveryThread()) return;
+    synchronized (DEFERRED) {
+      DEFERRED.clear();
+    }
+  }
+
+  // At JVM exit: stops the running monitors (delivering what they collected) and lets the delivery
+  // thread leave the JVM before the VM goes away. Bounded: a callback that never returns cannot
+  // hold the exit (then the native side gives up on the thread as well).
+  private static void stopAllAtExit() {
+    if (RUNNING.isEmpty() || exitingFromACallback()) return;
+    Thread stopper = new Thread(() -> {
+      for (Monitor m : RUNNING.toArray(new Monitor[0])) {
+        try {
+          m.stopNative();
+        } catch (Throwable t) {
+          // exiting: never throw from a shutdown hook
+        }
+      }
+      MsptiNative.awaitDeliveryThreadDetached(2000);
+    }, "mspti-stop-at-exit");
+    stopper.setDaemon(true);
+    stopper.start();
+    try {
+      stopper.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // System.exit() called by a callback: the delivery thread waits for this hook, so stopping (which
+  // waits for the delivery thread) could only time out. The native side skips it too.
+  private static boolean exitingFromACallback() {
+    for (java.util.Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+      if (!e.getKey().getName().equals("mspti-delivery")) continue;
+      for (StackTraceElement f : e.getValue()) {
+        if (f.getClassName().equals("java.lang.Shutdown")) return true;
+      }
+    }
+    return false;
+  }
+
+  /** The reason the calling thread's last failing Monitor call failed ("" if none). */
+  public static String lastErrorMessage() {
+    return MsptiNative.lastErrorMessage();
+  }
+
+  static MsptiResult invalid() {
+    return MsptiResult.MSPTI_ERROR_INVALID_PARAMETER;
+  }
+%}
+
+%define MSPTI_JAVA_MONITOR(MONITOR, CALLBACK, RECORD, KIND)
+%rename(startNative) mspti::MONITOR::start;
+%rename(startBatchNative) mspti::MONITOR::start_batch;
+%javamethodmodifiers mspti::MONITOR::start "private";
+%javamethodmodifiers mspti::MONITOR::start_batch "private";
+%typemap(javacode) mspti::MONITOR %{
+  /**
+   * Starts delivering KIND records to {@code callback}, one call per record, on the delivery
+   * thread. The monitor keeps the callback alive until stop().
+   * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null or the monitor runs already.
+   */
+  public MsptiResult start(CALLBACK callback) {
+    return started(startNative(callback), callback);
+  }
+
+  /**
+   * Starts delivering KIND records to a function, e.g. {@code monitor.start(data -> queue.add(data))}.
+   * @return as {@link #start(CALLBACK)}; MSPTI_ERROR_INVALID_PARAMETER for null.
+   */
+  public MsptiResult start(java.util.function.Consumer<RECORD> callback) {
+    return start(callback == null ? null : new CALLBACK() {
+      @Override
+      public void onRecord(RECORD data) {
+        callback.accept(data);
+      }
+
+      @Override
+      public String toString() {
+        return callback.toString();
+      }
+    });
+  }
+
+  /**
+   * Starts delivering KIND records in blocks (zero-copy views, see {@link RecordBatch}).
+   * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null or the monitor runs already.
+   */
+  public MsptiResult startBatch(BatchCallback callback) {
+    return started(startBatchNative(callback), callback);
+  }
+
+  /** {@link #startBatch(BatchCallback)} with a function. */
+  public MsptiResult startBatch(java.util.function.Consumer<RecordBatch> callback) {
+    return startBatch(BatchCallback.of(callback));
+  }
+%}
+%enddef
+MSPTI_JAVA_MONITOR(KernelMonitor, KernelCallback, KernelData, KERNEL)
+MSPTI_JAVA_MONITOR(HcclMonitor, HcclCallback, HcclData, HCCL)
+MSPTI_JAVA_MONITOR(CommunicationMonitor, CommunicationCallback, CommunicationData, COMMUNICATION)
+
+%rename(startNative) mspti::MstxMonitor::start;
+%rename(startBatchNative) mspti::MstxMonitor::start_batch;
+%rename(enableDomainNative) mspti::MstxMonitor::enable_domain;
+%rename(disableDomainNative) mspti::MstxMonitor::disable_domain;
+%javamethodmodifiers mspti::MstxMonitor::start "private";
+%javamethodmodifiers mspti::MstxMonitor::start_batch "private";
+%javamethodmodifiers mspti::MstxMonitor::enable_domain "private";
+%javamethodmodifiers mspti::MstxMonitor::disable_domain "private";
+%typemap(javacode) mspti::MstxMonitor %{
+  /**
+   * Starts delivering marks to {@code mark} and paired ranges to {@code range}; either may be null.
+   * The monitor keeps both alive until stop().
+   * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if the monitor runs already.
+   */
+  public MsptiResult start(MarkCallback mark, RangeCallback range) {
+    return started(startNative(mark, range), mark, range);
+  }
+
+  /** {@link #start(MarkCallback, RangeCallback)} with functions (either may be null). */
+  public MsptiResult start(java.util.function.Consumer<MarkerData> mark,
+                           java.util.function.Consumer<RangeMarkerData> range) {
+    return start(MarkCallback.of(mark), RangeCallback.of(range));
+  }
+
+  /** Marks only: {@code start(mark, (RangeCallback) null)}. */
+  public MsptiResult startMarks(java.util.function.Consumer<MarkerData> mark) {
+    return mark == null ? invalid() : start(MarkCallback.of(mark), null);
+  }
+
+  /** Ranges only: {@code start((MarkCallback) null, range)}. */
+  public MsptiResult startRanges(java.util.function.Consumer<RangeMarkerData> range) {
+    return range == null ? invalid() : start(null, RangeCallback.of(range));
+  }
+
+  /** Starts delivering blocks of msptiActivityMarker records (see {@link RecordBatch}). */
+  public MsptiResult startBatch(BatchCallback callback) {
+    return started(startBatchNative(callback), callback);
+  }
+
+  /** {@link #startBatch(BatchCallback)} with a function. */
+  public MsptiResult startBatch(java.util.function.Consumer<RecordBatch> callback) {
+    return startBatch(BatchCallback.of(callback));
+  }
+
+  /**
+   * Turns collection of the domain with exactly this name back on ("default" = the non-domain API).
+   * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for a null or empty name or one of 255
+   *         characters or more.
+   */
+  public MsptiResult enableDomain(String name) {
+    return name == null ? invalid() : enableDomainNative(name);
+  }
+
+  /** Turns collection of a domain off, now and for domains created later. As enableDomain(). */
+  public MsptiResult disableDomain(String name) {
+    return name == null ? invalid() : disableDomainNative(name);
+  }
+%}
+
+/* Functions for the callback classes (Consumer -> director). */
+%define MSPTI_JAVA_OF(CALLBACK, RECORD, METHOD)
+%typemap(javacode) mspti::CALLBACK %{
+  /** A CALLBACK calling {@code fn} (null for null). */
+  public static CALLBACK of(java.util.function.Consumer<RECORD> fn) {
+    return fn == null ? null : new CALLBACK() {
+      @Override
+      public void METHOD(RECORD data) {
+        fn.accept(data);
+      }
+
+      @Override
+      public String toString() {
+        return fn.toString();
+      }
+    };
+  }
+%}
+%enddef
+MSPTI_JAVA_OF(MarkCallback, MarkerData, onRecord)
+MSPTI_JAVA_OF(RangeCallback, RangeMarkerData, onRecord)
+MSPTI_JAVA_OF(BatchCallback, RecordBatch, onBatch)
+
+/* ---- mstx: streams and domains are opaque handles (long); org.mspti.Mstx is the Java API. */
+%typemap(jni) aclrtStream, mstxDomainHandle_t "jlong"
+%typemap(jtype) aclrtStream, mstxDomainHandle_t "long"
+%typemap(jstype) aclrtStream, mstxDomainHandle_t "long"
+%typemap(javain) aclrtStream, mstxDomainHandle_t "$javainput"
+%typemap(javaout) mstxDomainHandle_t { return $jnicall; }
+%typemap(in) aclrtStream %{ $1 = reinterpret_cast<aclrtStream>(static_cast<intptr_t>($input)); %}
+%typemap(in) mstxDomainHandle_t %{ $1 = reinterpret_cast<mstxDomainHandle_t>(static_cast<intptr_t>($input)); %}
+%typemap(out) mstxDomainHandle_t %{ $result = static_cast<jlong>(reinterpret_cast<intptr_t>($1)); %}
+%feature("compactdefaultargs");
+
+%include "../monitor.i"
+%include "../mstx.i"
+
+%inline %{
+namespace mspti_java {
+/** Whether the calling thread is the monitors' delivery thread. */
+bool on_delivery_thread() { return delivery_hooks().on_delivery_thread(); }
+/** Waits (at most `millis`) until no delivery thread is attached to the JVM. */
+bool await_delivery_thread_detached(int64_t millis) { return delivery_hooks().await_detached(millis); }
+/** The NUL-terminated string at a library-owned address of a batch record ("" for 0). */
+const char *string_at(int64_t address) {
+  return address != 0 ? reinterpret_cast<const char *>(static_cast<intptr_t>(address)) : "";
+}
+}
+%}

@@ -1,0 +1,84 @@
+/*
+ * vnpu_java.i: the virtual NPU for Java (package org.mspti.vnpu, JNI library libvnpu_java.so) from
+ * the language-neutral ../vnpu.i. Java-specific: host arrays are float[] / long[], names are
+ * lowerCamelCase, Stream is an org.mspti.NativeStream (mstx markers can be placed on it), and
+ * libvnpu.so is made global on load so that libmspti.so finds the runtime's profiler interface.
+ */
+%module Vnpu
+
+%pragma(java) jniclassclassmodifiers="final class"
+%pragma(java) moduleclassmodifiers="public final class"
+%pragma(java) modulecode=%{
+  private Vnpu() {}
+%}
+%pragma(java) jniclasscode=%{
+  static {
+    org.mspti.NativeLoader.load("vnpu_java");
+  }
+%}
+
+%{
+#include <dlfcn.h>
+#include "vnpu/vnpu_profiler.h"
+
+// libvnpu.so came in as a dependency of this library, which the JVM dlopen()s RTLD_LOCAL: promote it
+// to the global scope, where libmspti.so looks for the runtime (KERNEL and COMMUNICATION records).
+extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *, void *) {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&vnpuProfilerRegister), &info) != 0 && info.dli_fname != nullptr) {
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+  }
+  return JNI_VERSION_1_8;
+}
+%}
+
+%rename("%(lowercamelcase)s", %$isfunction) "";
+
+/* ---- host arrays: float[] data, long[] shapes (copied in and out). */
+%define VNPU_JAVA_ARRAY(CTYPE, JARRAY, JELEM, JNAME, GET, RELEASE, NEW, SET)
+%typemap(jni) const std::vector<CTYPE> &, std::vector<CTYPE> #JARRAY
+%typemap(jtype) const std::vector<CTYPE> &, std::vector<CTYPE> JNAME
+%typemap(jstype) const std::vector<CTYPE> &, std::vector<CTYPE> JNAME
+%typemap(javain) const std::vector<CTYPE> & "$javainput"
+%typemap(javaout) std::vector<CTYPE> { return $jnicall; }
+%typemap(in) const std::vector<CTYPE> & (std::vector<CTYPE> temp) {
+  if ($input == nullptr) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "null array");
+    return $null;
+  }
+  jsize len_$argnum = jenv->GetArrayLength($input);
+  temp.resize(static_cast<size_t>(len_$argnum));
+  if (len_$argnum > 0) jenv->GET($input, 0, len_$argnum, reinterpret_cast<JELEM *>(temp.data()));
+  $1 = &temp;
+}
+%typemap(out) std::vector<CTYPE> {
+  $result = jenv->NEW(static_cast<jsize>($1.size()));
+  if ($result != nullptr && !$1.empty())
+    jenv->SET($result, 0, static_cast<jsize>($1.size()), reinterpret_cast<const JELEM *>($1.data()));
+}
+%enddef
+VNPU_JAVA_ARRAY(float, jfloatArray, jfloat, "float[]", GetFloatArrayRegion, , NewFloatArray, SetFloatArrayRegion)
+VNPU_JAVA_ARRAY(int64_t, jlongArray, jlong, "long[]", GetLongArrayRegion, , NewLongArray, SetLongArrayRegion)
+
+/* ---- Stream: an mstx-capable NativeStream. */
+%typemap(javainterfaces) vnpu::Stream "org.mspti.NativeStream"
+%typemap(javacode) vnpu::Stream %{
+  /** The aclrtStream handle (for mstx markers on this stream). */
+  @Override
+  public long nativeHandle() {
+    return handle();
+  }
+
+  @Override
+  public String toString() {
+    return "Stream[device=" + device() + ", id=" + id() + "]";
+  }
+%}
+%typemap(javacode) vnpu::Tensor %{
+  @Override
+  public String toString() {
+    return "Tensor[device=" + device() + ", shape=" + java.util.Arrays.toString(shape()) + "]";
+  }
+%}
+
+%include "../vnpu.i"
