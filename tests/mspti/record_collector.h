@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mspti/mspti.h"
+#include "mspti/mspti_ext.h"
 
 namespace mspti_test {
 
@@ -89,18 +90,7 @@ private:
         msptiResult result;
         while ((result = msptiActivityGetNextRecord(buffer, valid, &record)) == MSPTI_SUCCESS) {
             CopiedRecord copy{record->kind, {}};
-            size_t size = 0;
-            switch (record->kind) {
-            case MSPTI_ACTIVITY_KIND_MARKER: size = sizeof(msptiActivityMarker); break;
-            case MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: size = sizeof(msptiActivityExternalCorrelation); break;
-            case MSPTI_ACTIVITY_KIND_COMMUNICATION: size = sizeof(msptiActivityCommunication); break;
-            case MSPTI_ACTIVITY_KIND_MEMORY: size = sizeof(msptiActivityMemory); break;
-            case MSPTI_ACTIVITY_KIND_API:
-            case MSPTI_ACTIVITY_KIND_ACL_API:
-            case MSPTI_ACTIVITY_KIND_NODE_API:
-            case MSPTI_ACTIVITY_KIND_RUNTIME_API: size = sizeof(msptiActivityApi); break;
-            default: size = 56; break;
-            }
+            size_t size = msptiExtRecordSize(record->kind);
             std::memcpy(copy.bytes.data(), record, size);
             local.push_back(copy);
         }
