@@ -66,6 +66,19 @@ bool Event::completedTimestamp(uint64_t &timestampNs) {
 
 using vnpu::Runtime;
 
+namespace {
+
+// The live event behind a handle: NULL is a bad parameter, an unknown handle a bad resource.
+aclError findEvent(aclrtEvent event, std::shared_ptr<vnpu::Event> &found) {
+    if (event == nullptr) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    found = Runtime::get().events.find(event);
+    return found ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
+}
+
+}  // namespace
+
 extern "C" {
 
 VNPU_EXPORT aclError aclrtCreateEvent(aclrtEvent *event) {
@@ -88,12 +101,9 @@ VNPU_EXPORT aclError aclrtDestroyEvent(aclrtEvent event) {
 
 VNPU_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
     VNPU_ACL_SPAN("aclrtRecordEvent");
-    if (event == nullptr) {
-        return ACL_ERROR_INVALID_PARAM;
-    }
-    auto ev = Runtime::get().events.find(event);
-    if (!ev) {
-        return ACL_ERROR_INVALID_RESOURCE_HANDLE;
+    std::shared_ptr<vnpu::Event> ev;
+    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+        return found;
     }
     std::shared_ptr<vnpu::Stream> target;
     aclError rc = vnpu::resolveStream(stream, target);
@@ -111,36 +121,33 @@ VNPU_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
 
 VNPU_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event) {
     VNPU_ACL_SPAN("aclrtSynchronizeEvent");
-    if (event == nullptr) {
-        return ACL_ERROR_INVALID_PARAM;
-    }
-    auto ev = Runtime::get().events.find(event);
-    if (!ev) {
-        return ACL_ERROR_INVALID_RESOURCE_HANDLE;
+    std::shared_ptr<vnpu::Event> ev;
+    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+        return found;
     }
     ev->synchronize();
     return ACL_SUCCESS;
 }
 
 VNPU_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status) {
-    if (event == nullptr || status == nullptr) {
+    if (status == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    auto ev = Runtime::get().events.find(event);
-    if (!ev) {
-        return ACL_ERROR_INVALID_RESOURCE_HANDLE;
+    std::shared_ptr<vnpu::Event> ev;
+    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+        return found;
     }
     *status = ev->isComplete() ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
 
 VNPU_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status) {
-    if (event == nullptr || status == nullptr) {
+    if (status == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    auto ev = Runtime::get().events.find(event);
-    if (!ev) {
-        return ACL_ERROR_INVALID_RESOURCE_HANDLE;
+    std::shared_ptr<vnpu::Event> ev;
+    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+        return found;
     }
     *status = ev->isComplete() ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return ACL_SUCCESS;
@@ -166,12 +173,9 @@ VNPU_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, acl
 
 VNPU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
     VNPU_ACL_SPAN("aclrtStreamWaitEvent");
-    if (event == nullptr) {
-        return ACL_ERROR_INVALID_PARAM;
-    }
-    auto ev = Runtime::get().events.find(event);
-    if (!ev) {
-        return ACL_ERROR_INVALID_RESOURCE_HANDLE;
+    std::shared_ptr<vnpu::Event> ev;
+    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+        return found;
     }
     std::shared_ptr<vnpu::Stream> target;
     aclError rc = vnpu::resolveStream(stream, target);

@@ -149,6 +149,17 @@ OpDescriptor describe(OpKind kind, HcclDataType type, HcclReduceOp op, uint32_t 
                         count, inputBytes};
 }
 
+// The checks HcclSend and HcclRecv share: communicator, type, a peer that is another rank, buffer.
+HcclResult checkPointToPoint(HcclComm comm, const void *buf, uint64_t count, HcclDataType dataType, uint32_t peer,
+                             std::shared_ptr<Communicator> &c, uint64_t &bytes) {
+    HcclResult rc = findCommunicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = checkType(dataType, false, HCCL_REDUCE_SUM);
+    if (rc == HCCL_SUCCESS && (peer >= c->rankSize || peer == c->rank)) rc = HCCL_E_PARA;
+    bytes = count * dataTypeSize(dataType);
+    if (rc == HCCL_SUCCESS) rc = checkBuffer(buf, bytes);
+    return rc;
+}
+
 } // namespace
 } // namespace vnpu::hccl
 
@@ -356,11 +367,8 @@ VNPU_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType data
                                 HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclSend");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, false, HCCL_REDUCE_SUM);
-    if (rc == HCCL_SUCCESS && (destRank >= c->rankSize || destRank == c->rank)) rc = HCCL_E_PARA;
-    const uint64_t bytes = count * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(sendBuf, bytes);
+    uint64_t bytes = 0;
+    HcclResult rc = checkPointToPoint(comm, sendBuf, count, dataType, destRank, c, bytes);
     if (rc != HCCL_SUCCESS) return rc;
     return enqueue(c, stream, {"HcclSend", "hcom_send_", "P2P"}, dataType, count, [=](Communicator &self) {
         return self.arena->send(self.rank, destRank, sendBuf, bytes);
@@ -371,11 +379,8 @@ VNPU_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType data
                                 HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclRecv");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, false, HCCL_REDUCE_SUM);
-    if (rc == HCCL_SUCCESS && (srcRank >= c->rankSize || srcRank == c->rank)) rc = HCCL_E_PARA;
-    const uint64_t bytes = count * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(recvBuf, bytes);
+    uint64_t bytes = 0;
+    HcclResult rc = checkPointToPoint(comm, recvBuf, count, dataType, srcRank, c, bytes);
     if (rc != HCCL_SUCCESS) return rc;
     return enqueue(c, stream, {"HcclRecv", "hcom_receive_", "P2P"}, dataType, count, [=](Communicator &self) {
         return self.arena->recv(srcRank, self.rank, recvBuf, bytes);
