@@ -25,12 +25,12 @@ public final class DeliveryBench {
     private static double rate(int records, Starter starter) {
         MstxMonitor m = new MstxMonitor();
         try {
-            m.setBufferSize(256);
+            MstxMonitor.setBufferSize(256);
             long[] count = new long[1];
             if (starter.start(m, count) != MsptiResult.MSPTI_SUCCESS) throw new IllegalStateException("start failed");
             for (int i = 0; i < records; i++) Mstx.mark("bench");
             long t0 = System.nanoTime();
-            m.flushAll();
+            MstxMonitor.flushAll();
             long t1 = System.nanoTime();
             m.stop();
             if (count[0] != records) throw new IllegalStateException("delivered " + count[0] + " of " + records);

@@ -4,7 +4,7 @@
  *
  * Each monitor collects one kind of data. Lifecycle: create, start(callback), run the workload,
  * stop(). Several monitors may run at once, several of the same kind included: each receives
- * every record of its kind. Callbacks run on this library's delivery thread, one at a time, never
+ * every record of its kind (msPTI keeps one callback per kind; this is a deliberate extension). Callbacks run on this library's delivery thread, one at a time, never
  * under a lock of this library, and may call any method here, stop() included. An exception escaping a callback is reported, counted in stats(), and
  * delivery goes on.
  *
@@ -143,19 +143,32 @@ public:
 
     /**
      * @brief Delivers every record collected so far (of every running monitor), then returns.
+     *        Process-wide: may be called on the class (KernelMonitor::flush_all()) or on an object.
      *
      * From inside a callback (on the delivery thread) it cannot wait for itself: it hands the
      * records collected so far to the delivery thread, which delivers them, in order, after the
      * callback returns.
      */
-    MsptiResult flush_all();
+    static MsptiResult flush_all();
 
     /**
-     * @brief Sets the size of each activity buffer, in MB (1 to 256; default 8). Process-wide;
-     *        takes effect when collection next starts (no monitor running).
+     * @brief Delivers partly filled activity buffers every `time_ms` milliseconds while collecting,
+     *        so that records reach the callbacks during a long run, not only when a buffer fills
+     *        or at stop(). Process-wide (msptiActivityFlushPeriod); 0 (the default) turns it off.
+     * @return MSPTI_SUCCESS, or the result of msptiActivityFlushPeriod.
+     */
+    static MsptiResult flush_period(uint32_t time_ms);
+
+    /**
+     * @brief Sets the size of each activity buffer, in MB (1 to 256; default 8). Process-wide.
+     *        Applies when collection next starts: called while a monitor runs, it returns
+     *        MSPTI_SUCCESS and the running session keeps its buffer size until every monitor stopped.
      * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER outside 1..256.
      */
-    MsptiResult set_buffer_size(int64_t megabytes);
+    static MsptiResult set_buffer_size(int64_t megabytes);
+
+    /** @brief Whether any monitor of this process is collecting (so set_buffer_size() applies later). */
+    static bool any_running();
 
     /** @brief Whether start() succeeded and stop() has not been called since. */
     bool is_running() const;
@@ -176,10 +189,13 @@ public:
     KernelMonitor();
     /**
      * @brief Starts delivering kernel records to `callback`, which must outlive stop().
-     * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is NULL or the monitor runs already.
+     *        On a running monitor it switches to `callback` (as msPTI does): records of buffers
+     *        delivered after the call go to the new callback; once it returns (called from any
+     *        thread but the delivery thread) the old callback is no longer called.
+     * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is NULL (nothing changes).
      */
     MsptiResult start(KernelCallback *callback);
-    /** @brief Starts delivering blocks of msptiActivityKernel records to `callback`. */
+    /** @brief Starts delivering blocks of msptiActivityKernel records to `callback` (switches a running monitor). */
     MsptiResult start_batch(BatchCallback *callback);
     /** @brief Starts delivering to a function (C++ convenience). */
     MsptiResult start(std::function<void(const KernelData &)> callback);
@@ -222,7 +238,8 @@ public:
     MstxMonitor();
     /**
      * @brief Starts delivering marks to `mark` and paired ranges to `range`; either may be NULL.
-     * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if the monitor runs already.
+     *        On a running monitor it switches to these callbacks, as KernelMonitor::start().
+     * @return MSPTI_SUCCESS.
      */
     MsptiResult start(MarkCallback *mark, RangeCallback *range);
     /** @brief Starts delivering blocks of msptiActivityMarker records to `callback`. */

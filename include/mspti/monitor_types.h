@@ -188,6 +188,12 @@ struct MonitorStats {
     uint64_t delivered = 0;        /**< Records handed to the callback (batch records included). */
     uint64_t callback_errors = 0;  /**< Callback calls that raised an exception (reported, delivery went on). */
     uint64_t unpaired_dropped = 0; /**< MstxMonitor: range starts evicted from the bounded open-range table. */
+    /**
+     * Records of this monitor's kind that libmspti dropped since the monitor was created (buffer
+     * declined or too small, staging full): counted per kind, so monitors of one kind share them.
+     * 0 with a libmspti.so that has no msptiExtActivityGetNumDroppedRecords.
+     */
+    uint64_t dropped = 0;
 };
 
 }  // namespace mspti

@@ -14,6 +14,9 @@ Also: :mod:`mspti.mstx` (markers from Python) and :mod:`mspti.batch` (numpy batc
 already there (``LD_PRELOAD=libmspti.so``, which HCCL data needs).
 """
 
+import ctypes as _ctypes
+
+from . import _loader
 from ._loader import native as _native  # noqa: F401  (loads libmspti and the extension)
 from .activity_data import (CommunicationData, HcclData, KernelData, MarkerData, MsptiObjectId,
                             RangeMarkerData)
@@ -34,6 +37,25 @@ MarkCallback = _native.MarkCallback
 RangeCallback = _native.RangeCallback
 BatchCallback = _native.BatchCallback
 
+
+def _library_version():
+    get = _loader.LIBMSPTI.msptiExtGetVersionString
+    get.restype = _ctypes.c_char_p
+    return get().decode()
+
+
+__version__ = _library_version()  # libmspti.so's version (major.minor.patch); the package ships with it
+
 __all__ = ["KernelMonitor", "KernelData", "MstxMonitor", "MarkerData", "RangeMarkerData", "HcclMonitor",
            "HcclData", "CommunicationMonitor", "CommunicationData", "MsptiObjectId", "MsptiResult",
            "MsptiActivityKind", "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"]
+
+# What dir(mspti) shows: the public API, not the loader and the native module behind it.
+_PUBLIC = frozenset(__all__) | {"KernelCallback", "HcclCallback", "CommunicationCallback", "MarkCallback",
+                                "RangeCallback", "BatchCallback", "MonitorStats", "batch", "mstx",
+                                "__version__", "__all__", "__doc__", "__name__", "__file__", "__path__",
+                                "__package__", "__spec__", "__loader__"}
+
+
+def __dir__():
+    return sorted(_PUBLIC)

@@ -21,6 +21,12 @@ struct Counters {
 /** Sets the calling thread's last error message and returns `result`. printf-style. */
 MsptiResult fail(MsptiResult result, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
+/**
+ * Records of `kind` libmspti dropped since the process started (msptiExtActivityGetNumDroppedRecords),
+ * or 0 where libmspti.so does not have that extension.
+ */
+uint64_t dropped_records(int kind);
+
 /** Name of a result code, e.g. "MSPTI_ERROR_INVALID_PARAMETER". */
 const char *result_name(int result);
 

@@ -62,7 +62,11 @@ MsptiResult Monitor::stop() { return Session::instance().stop(*core_); }
 
 MsptiResult Monitor::flush_all() { return Session::instance().flush_all(); }
 
+MsptiResult Monitor::flush_period(uint32_t time_ms) { return Session::instance().flush_period(time_ms); }
+
 MsptiResult Monitor::set_buffer_size(int64_t megabytes) { return Session::instance().set_buffer_size(megabytes); }
+
+bool Monitor::any_running() { return Session::instance().any_running(); }
 
 bool Monitor::is_running() const { return core_->running.load(std::memory_order_acquire); }
 
@@ -71,6 +75,8 @@ MonitorStats Monitor::stats() const {
     s.delivered = core_->counters->delivered.load(std::memory_order_relaxed);
     s.callback_errors = core_->counters->callback_errors.load(std::memory_order_relaxed);
     s.unpaired_dropped = core_->counters->unpaired_dropped.load(std::memory_order_relaxed);
+    const uint64_t dropped = detail::dropped_records(core_->kind);
+    s.dropped = dropped > core_->dropped_at_creation ? dropped - core_->dropped_at_creation : 0;
     return s;
 }
 

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -174,9 +175,7 @@ void Session::publish_locked(const std::shared_ptr<Subscription> &add, const Sub
 
 MsptiResult Session::start(MonitorCore &core, std::shared_ptr<Subscription> sub) {
     std::unique_lock<std::mutex> control(control_);
-    if (core.current)
-        return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER,
-                    "%s.start: the monitor is running already; call stop() first", core.name);
+    if (core.current) return restart_locked(core, std::move(sub), control);
     MsptiResult r = begin_locked(core.name);
     if (r != MsptiResult::MSPTI_SUCCESS) return r;
     const int kind = core.kind;
@@ -204,6 +203,42 @@ MsptiResult Session::start(MonitorCore &core, std::shared_ptr<Subscription> sub)
     core.current = sub;
     core.running.store(true, std::memory_order_release);
     publish_locked(sub, nullptr, nullptr);
+    return MsptiResult::MSPTI_SUCCESS;
+}
+
+// A running monitor switches to the new subscription, as msPTI's start() replaces the callback.
+// Its kind stays enabled. The buffer being delivered finishes with the old callback (its registry
+// snapshot), so no record goes to both or to neither; then the old one is never called again.
+MsptiResult Session::restart_locked(MonitorCore &core, std::shared_ptr<Subscription> sub,
+                                    std::unique_lock<std::mutex> &control) {
+    std::shared_ptr<Subscription> old = std::move(core.current);
+    uint64_t version = 0;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto next = std::make_shared<Registry>(*registry_);
+        ++next->version;
+        SubList &from = (old->batch() != nullptr ? next->batch : next->record)[old->kind()];
+        for (auto &entry : from) {
+            if (entry == old) {
+                if (old->batch() == nullptr && sub->batch() == nullptr) {
+                    entry = sub;  // keeps its place in the delivery order
+                } else {
+                    from.erase(std::find(from.begin(), from.end(), old));
+                    (sub->batch() != nullptr ? next->batch : next->record)[sub->kind()].push_back(sub);
+                }
+                break;
+            }
+        }
+        version = next->version;
+        registry_ = std::move(next);
+    }
+    core.current = std::move(sub);
+    control.unlock();
+    // From a callback the rest of the current buffer still goes to the old subscription.
+    if (!t_delivery) {
+        wait_not_using(version);
+        old->detach();
+    }
     return MsptiResult::MSPTI_SUCCESS;
 }
 
@@ -261,6 +296,19 @@ MsptiResult Session::flush_all() {
         return fail(static_cast<MsptiResult>(r), "flush_all: msptiActivityFlushAll returned %d (%s)",
                     static_cast<int>(r), result_name(r));
     return MsptiResult::MSPTI_SUCCESS;
+}
+
+MsptiResult Session::flush_period(uint32_t time_ms) {
+    msptiResult r = msptiActivityFlushPeriod(time_ms);
+    if (r != MSPTI_SUCCESS)
+        return fail(static_cast<MsptiResult>(r), "flush_period: msptiActivityFlushPeriod(%u) returned %d (%s)",
+                    time_ms, static_cast<int>(r), result_name(r));
+    return MsptiResult::MSPTI_SUCCESS;
+}
+
+bool Session::any_running() {
+    std::lock_guard<std::mutex> control(control_);
+    return active_ > 0;
 }
 
 MsptiResult Session::set_buffer_size(int64_t megabytes) {

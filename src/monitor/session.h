@@ -29,6 +29,7 @@ struct MonitorCore {
     std::shared_ptr<Counters> counters = std::make_shared<Counters>();
     std::shared_ptr<Subscription> current;  // guarded by Session's control mutex
     std::atomic<bool> running{false};
+    uint64_t dropped_at_creation = dropped_records(kind);  // stats() reports drops since then
 };
 
 class Session {
@@ -39,7 +40,9 @@ public:
     MsptiResult start(MonitorCore &core, std::shared_ptr<Subscription> sub);
     MsptiResult stop(MonitorCore &core);
     MsptiResult flush_all();
+    MsptiResult flush_period(uint32_t time_ms);
     MsptiResult set_buffer_size(int64_t megabytes);
+    bool any_running();
     void set_hooks(DeliveryThreadHooks *hooks) { hooks_.store(hooks, std::memory_order_release); }
 
     /** Whether the calling thread is the delivery thread. */
@@ -68,6 +71,8 @@ private:
 
     // control_ held:
     MsptiResult begin_locked(const char *who);
+    MsptiResult restart_locked(MonitorCore &core, std::shared_ptr<Subscription> sub,
+                               std::unique_lock<std::mutex> &control);
     void end_locked();
 
     void publish_locked(const std::shared_ptr<Subscription> &add, const Subscription *remove, uint64_t *version);

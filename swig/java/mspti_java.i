@@ -107,11 +107,18 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
     Runtime.getRuntime().addShutdownHook(new Thread(Monitor::stopAllAtExit, "mspti-shutdown"));
   }
 
+  // On a running monitor the native start switched to the new callbacks: the old ones are released
+  // (later, if this runs inside a callback, whose director may still deliver the current buffer).
   final MsptiResult started(MsptiResult result, Object... keep) {
     releaseDeferred();
     if (result == MsptiResult.MSPTI_SUCCESS) {
-      callbacks = keep;
+      Object[] old;
+      synchronized (this) {
+        old = callbacks;
+        callbacks = keep;
+      }
       RUNNING.add(this);
+      release(old);
       if (!isRunning()) dropCallbacks();  // stopped by another thread meanwhile
     }
     return result;
@@ -136,9 +143,16 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   }
 
   private void dropCallbacks() {
-    Object[] keep = callbacks;
-    callbacks = null;
+    Object[] keep;
+    synchronized (this) {
+      keep = callbacks;
+      callbacks = null;
+    }
     RUNNING.remove(this);
+    release(keep);
+  }
+
+  private static void release(Object[] keep) {
     if (keep != null && MsptiNative.onDeliveryThread()) {
       synchronized (DEFERRED) {
         DEFERRED.add(keep);  // the callback in progress is still on the stack of its director
@@ -210,7 +224,8 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   /**
    * Starts delivering KIND records to {@code callback}, one call per record, on the delivery
    * thread. The monitor keeps the callback alive until stop().
-   * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null or the monitor runs already.
+   * On a running monitor it switches to {@code callback}, as msPTI does.
+   * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null (nothing changes).
    */
   public MsptiResult start(CALLBACK callback) {
     return started(startNative(callback), callback);
@@ -235,8 +250,9 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   }
 
   /**
-   * Starts delivering KIND records in blocks (zero-copy views, see {@link RecordBatch}).
-   * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null or the monitor runs already.
+   * Starts delivering KIND records in blocks (zero-copy views, see {@link RecordBatch}); switches a
+   * running monitor to it.
+   * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null (nothing changes).
    */
   public MsptiResult startBatch(BatchCallback callback) {
     return started(startBatchNative(callback), callback);
@@ -263,8 +279,8 @@ MSPTI_JAVA_MONITOR(CommunicationMonitor, CommunicationCallback, CommunicationDat
 %typemap(javacode) mspti::MstxMonitor %{
   /**
    * Starts delivering marks to {@code mark} and paired ranges to {@code range}; either may be null.
-   * The monitor keeps both alive until stop().
-   * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if the monitor runs already.
+   * The monitor keeps both alive until stop(). On a running monitor it switches to these callbacks.
+   * @return MSPTI_SUCCESS.
    */
   public MsptiResult start(MarkCallback mark, RangeCallback range) {
     return started(startNative(mark, range), mark, range);

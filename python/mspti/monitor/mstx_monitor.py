@@ -2,7 +2,7 @@
 
 from .._loader import native
 from ._adapters import FunctionMarkCallback, FunctionRangeCallback, as_director
-from .base_monitor import BaseMonitor
+from .base_monitor import BaseMonitor, logger
 
 
 class MstxMonitor(BaseMonitor):
@@ -10,23 +10,28 @@ class MstxMonitor(BaseMonitor):
 
     ``start(mark_cb, range_cb)``: ``mark_cb(MarkerData)`` per instantaneous mark (host and device
     records alike), ``range_cb(RangeMarkerData)`` per completed range (the host and the device
-    half of a range are two records). Either may be None.
+    half of a range are two records). Either may be omitted, not both.
     """
 
     _NATIVE = native.MstxMonitor
 
     def start(self, mark_cb=None, range_cb=None):
-        """Starts delivering marks to ``mark_cb`` and ranges to ``range_cb`` (both optional)."""
-        directors = []
-        for label, cb, interface, adapter in (("mark_cb", mark_cb, native.MarkCallback, FunctionMarkCallback),
-                                              ("range_cb", range_cb, native.RangeCallback, FunctionRangeCallback)):
-            if cb is None:
-                directors.append(None)
-                continue
-            director = as_director(cb, interface, adapter)
-            if director is None:
-                return self._invalid(f"start: {label} must be callable or None, not {type(cb).__name__}")
-            directors.append(director)
+        """Starts delivering marks to ``mark_cb`` and ranges to ``range_cb``.
+
+        Either may be omitted; as in msPTI, the call is rejected (MSPTI_ERROR_INVALID_PARAMETER)
+        only when neither is callable. A non-callable argument beside a callable one is ignored
+        with a warning. On a running monitor it switches to the new callbacks.
+        """
+        labelled = (("mark_cb", mark_cb, native.MarkCallback, FunctionMarkCallback),
+                    ("range_cb", range_cb, native.RangeCallback, FunctionRangeCallback))
+        directors = [as_director(cb, interface, adapter) for _, cb, interface, adapter in labelled]
+        if directors == [None, None]:
+            return self._invalid("start: mark_cb or range_cb must be callable, not "
+                                 f"{type(mark_cb).__name__} and {type(range_cb).__name__}")
+        for (label, cb, _, _), director in zip(labelled, directors):
+            if director is None and cb is not None:
+                logger.warning("MstxMonitor.start: %s is not callable (%s); it is ignored", label,
+                               type(cb).__name__)
         mark, rng = directors
         return self._start_with("start", (mark, rng), lambda: self._native.start(mark, rng))
 

@@ -2,13 +2,14 @@ package org.mspti;
 
 /** Counters of one monitor since it was created (a snapshot). */
 public final class MonitorStats {
-    private final long delivered, callbackErrors, unpairedDropped;
+    private final long delivered, callbackErrors, unpairedDropped, dropped;
 
     /** A snapshot with the given counters. */
-    public MonitorStats(long delivered, long callbackErrors, long unpairedDropped) {
+    public MonitorStats(long delivered, long callbackErrors, long unpairedDropped, long dropped) {
         this.delivered = delivered;
         this.callbackErrors = callbackErrors;
         this.unpairedDropped = unpairedDropped;
+        this.dropped = dropped;
     }
 
     /** Records handed to the callback (batch records included). */
@@ -17,10 +18,15 @@ public final class MonitorStats {
     public long getCallbackErrors() { return callbackErrors; }
     /** MstxMonitor: range starts evicted from the bounded open-range table. */
     public long getUnpairedDropped() { return unpairedDropped; }
+    /**
+     * Records of this monitor's kind that libmspti dropped since the monitor was created (buffer
+     * declined or too small, staging full); monitors of one kind share them.
+     */
+    public long getDropped() { return dropped; }
 
     @Override
     public String toString() {
         return "MonitorStats[delivered=" + delivered + ", callbackErrors=" + callbackErrors + ", unpairedDropped="
-            + unpairedDropped + "]";
+            + unpairedDropped + ", dropped=" + dropped + "]";
     }
 }

@@ -102,7 +102,7 @@ class CallbackBehaviourTest {
             if (calls.incrementAndGet() == 3) results.add(monitor.stop());
         });
         for (int i = 0; i < 10; i++) Mstx.mark("s");
-        monitor.flushAll();
+        MstxMonitor.flushAll();
         assertEquals(List.of(MsptiResult.MSPTI_SUCCESS), results);
         assertFalse(monitor.isRunning());
         assertEquals(3, calls.get());
@@ -128,7 +128,7 @@ class CallbackBehaviourTest {
             }
         });
         Mstx.mark("first");
-        Thread flusher = new Thread(monitor::flushAll);
+        Thread flusher = new Thread(Monitor::flushAll);
         flusher.start();
         assertTrue(inside.await(30, TimeUnit.SECONDS));
         AtomicReference<MsptiResult> stopped = new AtomicReference<>();
@@ -160,7 +160,7 @@ class CallbackBehaviourTest {
             System.runFinalization();
         }
         for (int i = 0; i < 1000; i++) Mstx.mark("gc");
-        monitor.flushAll();
+        MstxMonitor.flushAll();
         assertEquals(1000, ANONYMOUS_CALLS.get());
         assertEquals(0, monitor.stats().getCallbackErrors());
         monitor.stop();
@@ -184,11 +184,11 @@ class CallbackBehaviourTest {
         assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.startBatch((BatchCallback) null));
         assertFalse(monitor.isRunning());
         for (long size : new long[] {0, -1, 257, Long.MAX_VALUE, Long.MIN_VALUE}) {
-            assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.setBufferSize(size), "size " + size);
+            assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, MstxMonitor.setBufferSize(size), "size " + size);
         }
-        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.setBufferSize(1));
-        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.setBufferSize(256));
-        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.setBufferSize(8));
+        assertEquals(MsptiResult.MSPTI_SUCCESS, MstxMonitor.setBufferSize(1));
+        assertEquals(MsptiResult.MSPTI_SUCCESS, MstxMonitor.setBufferSize(256));
+        assertEquals(MsptiResult.MSPTI_SUCCESS, MstxMonitor.setBufferSize(8));
         assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.enableDomain(""));
         assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.enableDomain(null));
         assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.disableDomain(""));

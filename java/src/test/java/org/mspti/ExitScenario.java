@@ -33,7 +33,7 @@ public final class ExitScenario {
         Tensor x = new Tensor(new float[] {1, 2}, new long[] {2}, 0);
         for (int i = 0; i < 10; i++) x = Vnpu.add(x, x);
         for (int i = 0; i < 10000; i++) Mstx.mark("exit");
-        Thread flusher = new Thread(marks::flushAll);
+        Thread flusher = new Thread(Monitor::flushAll);
         flusher.setDaemon(true);
         flusher.start();
         first.await();

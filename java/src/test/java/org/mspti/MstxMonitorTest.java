@@ -68,7 +68,7 @@ class MstxMonitorTest {
             assertNotEquals(0, r.getId());
             Mstx.mark("outside");
         }
-        monitor.flushAll();
+        MstxMonitor.flushAll();
         monitor.stop();
         assertEquals(List.of("read:java_io", "outside:default"),
                      marks.stream().map(x -> x.getName() + ":" + x.getDomain()).toList());

@@ -1,0 +1,64 @@
+package org.mspti;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Settings as msPTI has them: start() switches a running monitor; process-wide calls are static. */
+class MonitorSettingsTest {
+    private final MstxMonitor monitor = new MstxMonitor();
+
+    @AfterEach
+    void close() {
+        monitor.close();
+        assertEquals(MsptiResult.MSPTI_SUCCESS, Monitor.flushPeriod(0));
+    }
+
+    @Test
+    void startOnARunningMonitorSwitchesToTheNewCallback() {
+        List<String> first = new CopyOnWriteArrayList<>();
+        List<String> second = new CopyOnWriteArrayList<>();
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> first.add(m.getName())));
+        Mstx.mark("one");
+        assertEquals(MsptiResult.MSPTI_SUCCESS, Monitor.flushAll());
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> second.add(m.getName())));
+        assertTrue(monitor.isRunning());
+        Mstx.mark("two");
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.stop());
+        assertEquals(List.of("one"), first);
+        assertEquals(List.of("two"), second);
+        assertEquals(2, monitor.stats().getDelivered());
+    }
+
+    @Test
+    void flushPeriodDeliversDuringTheRun() throws Exception {
+        CountDownLatch seen = new CountDownLatch(1);
+        assertEquals(MsptiResult.MSPTI_SUCCESS, MstxMonitor.flushPeriod(20));
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> seen.countDown()));
+        Mstx.mark("during the run");
+        assertTrue(seen.await(60, TimeUnit.SECONDS), "no record before stop()");
+        assertTrue(monitor.isRunning());
+        assertTrue(Monitor.anyRunning());
+        monitor.stop();
+    }
+
+    @Test
+    void statsCarryTheRecordsDroppedOfTheMonitorsKind() {
+        KernelMonitor kernels = new KernelMonitor();
+        try {
+            assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> { }));
+            // Ranges never ended fill libmspti's open-range table; later ends are counted as dropped.
+            for (int i = 0; i < 65536 + 100; i++) Mstx.rangeStart("open");
+            monitor.stop();
+            assertTrue(monitor.stats().getDropped() >= 100, monitor.stats().toString());
+            assertEquals(0, kernels.stats().getDropped());
+        } finally {
+            kernels.close();
+        }
+    }
+}

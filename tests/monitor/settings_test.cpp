@@ -1,0 +1,119 @@
+// Monitor settings as msPTI's Python package has them: start() on a running monitor switches its
+// callback; flush_period delivers during a run; stats() carries the records dropped of its kind.
+#include <gtest/gtest.h>
+
+#include "monitor_test_support.h"
+
+using namespace monitor_test;
+using mspti::MsptiResult;
+
+namespace {
+
+std::vector<std::string> Names(const std::vector<mspti::MarkerData> &marks) {
+    std::vector<std::string> names;
+    for (const auto &m : marks) names.push_back(m.name);
+    return names;
+}
+
+}  // namespace
+
+TEST(MonitorSettings, StartOnARunningMonitorSwitchesToTheNewCallback) {
+    MstxCollector first, second;
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.start(&first, &first), MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("one", nullptr);
+    mstxRangeEnd(mstxRangeStartA("r1", nullptr));
+    ASSERT_EQ(mspti::Monitor::flush_all(), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(m.start(&second, &second), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_TRUE(m.is_running());
+    EXPECT_TRUE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
+    mstxMarkA("two", nullptr);
+    mstxRangeEnd(mstxRangeStartA("r2", nullptr));
+    ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
+    EXPECT_EQ(Names(first.marks()), std::vector<std::string>{"one"});
+    EXPECT_EQ(Names(second.marks()), std::vector<std::string>{"two"});
+    ASSERT_EQ(first.ranges().size(), 1u);
+    ASSERT_EQ(second.ranges().size(), 1u);
+    EXPECT_EQ(second.ranges()[0].name, "r2");
+    EXPECT_EQ(m.stats().delivered, 4u);  // one monitor's counters across the switch
+}
+
+TEST(MonitorSettings, StartSwitchesBetweenRecordAndBatchCallbacks) {
+    struct Batches : mspti::BatchCallback {
+        std::atomic<uint64_t> records{0};
+        void on_batch(const mspti::RecordBatch &b) override { records += b.count; }
+    } batches;
+    std::vector<std::string> seen;
+    mspti::KernelMonitor kernels;  // a running monitor of a kind that produces nothing here
+    ASSERT_EQ(kernels.start([](const mspti::KernelData &) {}), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(kernels.start([](const mspti::KernelData &) {}), MsptiResult::MSPTI_SUCCESS);
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &d) { seen.push_back(d.name); }, nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("record", nullptr);
+    ASSERT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(m.start_batch(&batches), MsptiResult::MSPTI_SUCCESS);
+    for (int i = 0; i < 10; ++i) mstxMarkA("batch", nullptr);
+    ASSERT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &d) { seen.push_back(d.name); }, nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("record_again", nullptr);
+    m.stop();
+    kernels.stop();
+    EXPECT_EQ(seen, (std::vector<std::string>{"record", "record_again"}));
+    EXPECT_EQ(batches.records.load(), 10u);
+    // A NULL callback changes nothing on a running monitor.
+    ASSERT_EQ(m.start(nullptr, nullptr), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(m.start_batch(nullptr), MsptiResult::MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_TRUE(m.is_running());
+    m.stop();
+}
+
+TEST(MonitorSettings, ProcessWideCallsWorkOnTheClass) {
+    EXPECT_FALSE(mspti::Monitor::any_running());
+    EXPECT_EQ(mspti::KernelMonitor::set_buffer_size(4), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(mspti::KernelMonitor::set_buffer_size(0), MsptiResult::MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(mspti::MstxMonitor::flush_all(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(mspti::MstxMonitor::flush_period(0), MsptiResult::MSPTI_SUCCESS);
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.start(nullptr, nullptr), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_TRUE(mspti::Monitor::any_running());
+    EXPECT_EQ(m.set_buffer_size(8), MsptiResult::MSPTI_SUCCESS);  // applies at the next start
+    m.stop();
+    EXPECT_FALSE(mspti::Monitor::any_running());
+}
+
+TEST(MonitorSettings, FlushPeriodDeliversPartlyFilledBuffersDuringTheRun) {
+    MstxCollector c;
+    mspti::MstxMonitor m;
+    ASSERT_EQ(mspti::Monitor::flush_period(20), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(m.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("during_the_run", nullptr);
+    c.wait_marks(1);  // a few records in an 8 MB buffer: only the period delivers them before stop()
+    EXPECT_TRUE(m.is_running());
+    EXPECT_EQ(Names(c.marks()), std::vector<std::string>{"during_the_run"});
+    m.stop();
+    EXPECT_EQ(mspti::Monitor::flush_period(0), MsptiResult::MSPTI_SUCCESS);
+}
+
+TEST(MonitorSettings, StatsCarryTheRecordsDroppedOfTheMonitorsKind) {
+    mspti::MstxMonitor m;
+    mspti::KernelMonitor k;
+    ASSERT_EQ(m.start(nullptr, nullptr), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(k.start([](const mspti::KernelData &) {}), MsptiResult::MSPTI_SUCCESS);
+    uint64_t before = 0;
+    ASSERT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_MARKER, &before), MSPTI_SUCCESS);
+    // Ranges never ended fill libmspti's open-range table; the ends of the later ones are lost,
+    // and libmspti counts them as dropped MARKER records.
+    for (int i = 0; i < (1 << 16) + 100; ++i) mstxRangeStartA("open", nullptr);
+    m.stop();
+    k.stop();
+    uint64_t after = 0;
+    ASSERT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_MARKER, &after), MSPTI_SUCCESS);
+    ASSERT_GE(after - before, 100u);
+    EXPECT_EQ(m.stats().dropped, after);  // the monitor was created before any drop
+    EXPECT_EQ(k.stats().dropped, 0u);
+    mspti::MstxMonitor later;
+    EXPECT_EQ(later.stats().dropped, 0u);  // drops before a monitor was created are not its own
+}
