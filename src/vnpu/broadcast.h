@@ -60,4 +60,26 @@ void forEachElement(const std::vector<int64_t> &dims, const std::array<std::vect
     }
 }
 
+/// Calls fn(offsets, n, steps) for every row (run along the last dimension) of `dims` in row-major
+/// order: each operand's offset of the row's first element, the row length and each operand's stride
+/// along the row. A scalar (no dimensions) is one row of one element.
+template <size_t N, class Fn>
+void forEachRow(const std::vector<int64_t> &dims, const std::array<std::vector<int64_t>, N> &strides,
+                std::array<int64_t, N> offsets, Fn fn) {
+    std::array<int64_t, N> steps{};
+    if (dims.empty()) {
+        fn(offsets, int64_t{1}, steps);
+        return;
+    }
+    const size_t last = dims.size() - 1;
+    std::array<std::vector<int64_t>, N> outerStrides;
+    for (size_t k = 0; k < N; ++k) {
+        steps[k] = strides[k][last];
+        outerStrides[k].assign(strides[k].begin(), strides[k].begin() + static_cast<long>(last));
+    }
+    const std::vector<int64_t> outer(dims.begin(), dims.begin() + static_cast<long>(last));
+    const int64_t n = dims[last];
+    forEachElement<N>(outer, outerStrides, offsets, [&](const std::array<int64_t, N> &at) { fn(at, n, steps); });
+}
+
 } // namespace vnpu

@@ -58,6 +58,17 @@ uint16_t floatToHalf(float value) {
     return static_cast<uint16_t>(sign | half);
 }
 
+const float *halfToFloatTable() {
+    static const float *const table = [] {
+        static float values[1u << 16];
+        for (uint32_t bits = 0; bits < (1u << 16); ++bits) {
+            values[bits] = halfToFloat(static_cast<uint16_t>(bits));
+        }
+        return values;
+    }();
+    return table;
+}
+
 float halfToFloat(uint16_t bits) {
     const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
     const uint32_t exponent = (bits >> 10) & 0x1fu;

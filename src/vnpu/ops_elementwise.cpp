@@ -1,12 +1,15 @@
 // Elementwise operators: Add (out = self + alpha * other), Mul, Relu, and their in-place forms.
 // Each computes in float for fp32/fp16/bf16 (as the vector units do), double for fp64, int64 for integers.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_relu.h"
 #include "broadcast.h"
 #include "dtype_access.h"
+#include "dtype_rows.h"
 #include "export.h"
 #include "op_executor.h"
 
@@ -56,24 +59,52 @@ bool castable(aclDataType from, aclDataType to) {
     return !(to == ACL_BOOL && from != ACL_BOOL);
 }
 
+// Elements are converted a chunk of a row at a time (type dispatch per chunk, not per element) and
+// computed in plain loops the compiler vectorises. In-place forms are safe: a chunk is read whole
+// before it is written.
+constexpr int64_t kChunk = 2048;
+
 template <class T>
 void binaryKernel(BinaryOp op, const TensorView &self, const TensorView &other, const TensorView &out, T alpha) {
     const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(self, out.dims),
                                                       broadcastStrides(other, out.dims), out.strides};
-    forEachElement<3>(out.dims, strides, {self.offset, other.offset, out.offset}, [&](const std::array<int64_t, 3> &at) {
-        const T a = loadElement<T>(self.data, at[0], self.dataType);
-        const T b = loadElement<T>(other.data, at[1], other.dataType);
-        storeElement<T>(out.data, at[2], out.dataType, op == BinaryOp::Add ? a + alpha * b : a * b);
-    });
+    std::vector<T> a(kChunk);
+    std::vector<T> b(kChunk);
+    forEachRow<3>(out.dims, strides, {self.offset, other.offset, out.offset},
+                  [&](const std::array<int64_t, 3> &at, int64_t n, const std::array<int64_t, 3> &step) {
+                      for (int64_t first = 0; first < n; first += kChunk) {
+                          const int64_t len = std::min(kChunk, n - first);
+                          loadRow<T>(self.data, at[0] + first * step[0], step[0], len, self.dataType, a.data());
+                          loadRow<T>(other.data, at[1] + first * step[1], step[1], len, other.dataType, b.data());
+                          T *x = a.data();
+                          const T *y = b.data();
+                          if (op == BinaryOp::Add) {
+                              for (int64_t i = 0; i < len; ++i) x[i] = x[i] + alpha * y[i];
+                          } else {
+                              for (int64_t i = 0; i < len; ++i) x[i] = x[i] * y[i];
+                          }
+                          storeRow<T>(out.data, at[2] + first * step[2], step[2], len, out.dataType, x);
+                      }
+                  });
 }
 
 template <class T>
 void reluKernel(const TensorView &self, const TensorView &out) {
     const std::array<std::vector<int64_t>, 2> strides{self.strides, out.strides};
-    forEachElement<2>(out.dims, strides, {self.offset, out.offset}, [&](const std::array<int64_t, 2> &at) {
-        const T v = loadElement<T>(self.data, at[0], self.dataType);
-        storeElement<T>(out.data, at[1], out.dataType, v > T{} || v != v ? v : T{});  // NaN stays NaN
-    });
+    std::vector<T> a(kChunk);
+    forEachRow<2>(out.dims, strides, {self.offset, out.offset},
+                  [&](const std::array<int64_t, 2> &at, int64_t n, const std::array<int64_t, 2> &step) {
+                      for (int64_t first = 0; first < n; first += kChunk) {
+                          const int64_t len = std::min(kChunk, n - first);
+                          T *x = a.data();
+                          loadRow<T>(self.data, at[0] + first * step[0], step[0], len, self.dataType, x);
+                          for (int64_t i = 0; i < len; ++i) {
+                              const T v = x[i];
+                              x[i] = v > T{} || v != v ? v : T{};  // NaN stays NaN
+                          }
+                          storeRow<T>(out.data, at[1] + first * step[1], step[1], len, out.dataType, x);
+                      }
+                  });
 }
 
 /// Calls fn with a value of the compute type for `type`: float, double or int64_t.

@@ -1,10 +1,14 @@
 // aclnnMatmul with torch.matmul semantics: 1-D operands are promoted to matrices (and the added dimension
-// removed from the result), batch dimensions broadcast. Accumulates in fp32, as the cube unit does.
+// removed from the result), batch dimensions broadcast. Accumulates in fp32, as the cube unit does,
+// in OpenBLAS's sgemm.
+#include <cblas.h>
+
+#include <algorithm>
 #include <vector>
 
 #include "aclnnop/aclnn_matmul.h"
 #include "broadcast.h"
-#include "dtype_access.h"
+#include "dtype_rows.h"
 #include "export.h"
 #include "op_executor.h"
 
@@ -44,6 +48,44 @@ MatrixOperand asMatrices(const TensorView &v, bool isLeft) {
     return m;
 }
 
+/// One operand matrix in fp32 as sgemm takes it: a pointer, its leading dimension and whether it is
+/// stored transposed (column by column). fp32 operands whose rows or columns are contiguous are used
+/// in place; others are converted into `scratch`, along whichever of their dimensions is contiguous.
+struct GemmOperand {
+    const float *data = nullptr;
+    int ld = 1;
+    CBLAS_TRANSPOSE trans = CblasNoTrans;
+};
+
+GemmOperand gemmOperand(const MatrixOperand &m, int64_t base, std::vector<float> &scratch) {
+    GemmOperand g;
+    const bool byColumns = (m.cols == 1 && m.rows > 1) || (m.rowStride == 1 && m.colStride != 1);
+    if (m.view.dataType == ACL_FLOAT) {
+        const auto *p = static_cast<const float *>(m.view.data) + base;
+        if (!byColumns && m.colStride == 1 && m.rowStride >= std::max<int64_t>(1, m.cols)) {
+            return {p, static_cast<int>(m.rowStride), CblasNoTrans};
+        }
+        if (byColumns && m.rowStride == 1 && m.colStride >= std::max<int64_t>(1, m.rows)) {
+            return {p, static_cast<int>(m.colStride), CblasTrans};
+        }
+    }
+    scratch.resize(static_cast<size_t>(m.rows * m.cols));
+    if (byColumns) {
+        for (int64_t c = 0; c < m.cols; ++c) {
+            loadRow<float>(m.view.data, base + c * m.colStride, m.rowStride, m.rows, m.view.dataType,
+                           scratch.data() + c * m.rows);
+        }
+        return {scratch.data(), static_cast<int>(std::max<int64_t>(1, m.rows)), CblasTrans};
+    }
+    for (int64_t r = 0; r < m.rows; ++r) {
+        loadRow<float>(m.view.data, base + r * m.rowStride, m.colStride, m.cols, m.view.dataType,
+                       scratch.data() + r * m.cols);
+    }
+    return {scratch.data(), static_cast<int>(std::max<int64_t>(1, m.cols)), CblasNoTrans};
+}
+
+// Each matrix of the batch: operands converted to fp32, multiplied by OpenBLAS's sgemm (fp32
+// accumulate, as the cube unit), the result converted to the output type.
 void matmulKernel(const MatrixOperand &a, const MatrixOperand &b, const TensorView &out,
                   const std::vector<int64_t> &batchDims) {
     const TensorView aBatch{a.view.data, a.view.dataType, a.batchDims, a.batchStrides, 0};
@@ -61,19 +103,30 @@ void matmulKernel(const MatrixOperand &a, const MatrixOperand &b, const TensorVi
     const int64_t outColStride = hasN ? out.strides[outRank - 1] : 0;
     const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(aBatch, batchDims),
                                                       broadcastStrides(bBatch, batchDims), outBatch.strides};
+    if (M == 0 || N == 0) {
+        return;
+    }
+    // fp32 output with contiguous rows is written by sgemm in place.
+    const bool direct = out.dataType == ACL_FLOAT && (outColStride == 1 || N == 1) && outRowStride >= N;
+    std::vector<float> aScratch;
+    std::vector<float> bScratch;
+    std::vector<float> c(direct ? 0 : static_cast<size_t>(M * N));
     forEachElement<3>(batchDims, strides, {a.view.offset, b.view.offset, out.offset},
                       [&](const std::array<int64_t, 3> &base) {
-                          for (int64_t m = 0; m < M; ++m) {
-                              for (int64_t n = 0; n < N; ++n) {
-                                  float sum = 0.0f;
-                                  for (int64_t k = 0; k < K; ++k) {
-                                      sum += loadElement<float>(a.view.data, base[0] + m * a.rowStride + k * a.colStride,
-                                                                a.view.dataType) *
-                                             loadElement<float>(b.view.data, base[1] + k * b.rowStride + n * b.colStride,
-                                                                b.view.dataType);
-                                  }
-                                  storeElement<float>(out.data, base[2] + m * outRowStride + n * outColStride,
-                                                      out.dataType, sum);
+                          float *dst = direct ? static_cast<float *>(out.data) + base[2] : c.data();
+                          const int ldc = static_cast<int>(direct ? std::max<int64_t>(outRowStride, 1) : N);
+                          if (K == 0) {
+                              for (int64_t m = 0; m < M; ++m) std::fill(dst + m * ldc, dst + m * ldc + N, 0.0f);
+                          } else {
+                              const GemmOperand ga = gemmOperand(a, base[0], aScratch);
+                              const GemmOperand gb = gemmOperand(b, base[1], bScratch);
+                              cblas_sgemm(CblasRowMajor, ga.trans, gb.trans, static_cast<int>(M), static_cast<int>(N),
+                                          static_cast<int>(K), 1.0f, ga.data, ga.ld, gb.data, gb.ld, 0.0f, dst, ldc);
+                          }
+                          if (!direct) {
+                              for (int64_t m = 0; m < M; ++m) {
+                                  storeRow<float>(out.data, base[2] + m * outRowStride, outColStride, N, out.dataType,
+                                                  c.data() + m * N);
                               }
                           }
                       });

@@ -201,16 +201,27 @@ class CallbackBehaviourTest {
     }
 
     @Test
-    void aSecondStartFailsAndKeepsTheFirstCallback() {
+    void aRejectedStartKeepsTheRunningCallback() {
         AtomicInteger first = new AtomicInteger();
-        AtomicInteger second = new AtomicInteger();
         assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> first.incrementAndGet()));
-        assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.startMarks(m -> second.incrementAndGet()));
+        assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.startBatch((BatchCallback) null));
         System.gc();
         Mstx.mark("x");
         monitor.stop();
         assertEquals(1, first.get());
-        assertEquals(0, second.get());
+    }
+
+    @Test
+    void aSecondStartSwitchesToTheNewCallbackAndReleasesTheOld() {
+        AtomicInteger first = new AtomicInteger();
+        AtomicInteger second = new AtomicInteger();
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> first.incrementAndGet()));
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> second.incrementAndGet()));
+        System.gc();
+        Mstx.mark("x");
+        monitor.stop();
+        assertEquals(0, first.get());
+        assertEquals(1, second.get());
     }
 
     @Test
