@@ -30,6 +30,11 @@ if [ -x "$build/bin/bench_cpp_delivery" ] && [ -d "$build/python/mspti" ]; then
   echo "== python delivery_bench" >&2
   PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python/delivery_bench.py" "$build" "$out/python_delivery.json" >/dev/null
 fi
+# The guide's example 3.2 at full size on the virtual NPU, next to numpy (bench/python/matmul_bench.py).
+if [ -d "$build/python/vnpu" ]; then
+  echo "== python matmul_bench" >&2
+  PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python/matmul_bench.py" "$out/python_matmul.json" >/dev/null
+fi
 # Java delivery (bench/java; needs mspti.jar, mspti-bench.jar and bench_cpp_delivery, its baseline).
 if [ -f "$build/java/mspti-bench.jar" ] && [ -x "$build/bin/bench_cpp_delivery" ]; then
   echo "== java DeliveryBench" >&2

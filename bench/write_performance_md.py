@@ -170,6 +170,31 @@ def python_section(results):
     ]
 
 
+def matmul_section(results):
+    path = os.path.join(results, "python_matmul.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        r = json.load(f)
+    n, count = r["size"], r["matmuls"]
+    v, npy = r["vnpu_best_s"], r["numpy_best_s"]
+    return [
+        "## Virtual NPU matmul (bench/python/matmul_bench.py)",
+        "",
+        f"The guide's example 3.2: {count} fp16 {n}x{n} matmuls on the virtual NPU (OpenBLAS sgemm on fp32",
+        "copies of the operands) with a KernelMonitor running, from the first launch to the end of",
+        f"`vnpu.synchronize()`; best of {r['repeats']}, interleaved with the baseline: numpy computing the same",
+        "products (fp16 to fp32, fp32 matmul, back to fp16; numpy's own fp16 matmul does not use BLAS).",
+        "",
+        "| what | measured | baseline (same run) | target | |",
+        "|---|---|---|---|---|",
+        f"| {count} fp16 {n}x{n} matmuls | {v:.2f} s | numpy {npy:.2f} s (×{v / npy:.2f}) | ≤ 5 s | {verdict(v <= 5)} |",
+        f"| one kernel record (end − start, median) | {r['kernel_median_ms']:.1f} ms | | | |",
+        f"| largest difference from numpy's result | {r['max_abs_diff_vs_numpy']:g} | | | |",
+        "",
+    ]
+
+
 def java_section(results):
     path = os.path.join(results, "java_delivery.json")
     if not os.path.exists(path):
@@ -220,6 +245,7 @@ def main():
     lines += marker_section(results)
     lines += kernel_section(results)
     lines += python_section(results)
+    lines += matmul_section(results)
     lines += java_section(results)
     extra = os.path.join(os.path.dirname(os.path.abspath(target)), "performance-notes.md")
     if os.path.exists(extra):

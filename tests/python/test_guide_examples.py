@@ -19,10 +19,14 @@ def test_3_1_kernel_basic_prints_the_add_kernel():
 
 
 def test_3_2_single_card_ten_matmuls():
-    out = run_python([guide("guide_3_2_kernel_single_card.py")], env={"GUIDE_MATMUL_SIZE": "64"}).stdout
+    """At the guide's size: ten fp16 1024x1024 matmuls (OpenBLAS; well under a few seconds)."""
+    out = run_python([guide("guide_3_2_kernel_single_card.py")]).stdout
     lines = [l for l in out.splitlines() if l.startswith("[Kernel] ")]
     assert len(lines) == 10, out
     assert all("MatMulV3_" in l and "| KERNEL_AICORE |" in l and l.endswith("device=0") for l in lines)
+    # A kernel's start and end bracket its compute: 2 GFLOP cannot take less than a millisecond here.
+    durations_us = [float(re.search(r"\| ([0-9.]+) us \|", l).group(1)) for l in lines]
+    assert min(durations_us) > 1000, lines
 
 
 def test_4_hccl_monitor_on_8_ranks():
