@@ -1,5 +1,7 @@
 // Monitor settings as msPTI's Python package has them: start() on a running monitor switches its
 // callback; flush_period delivers during a run; stats() carries the records dropped of its kind.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "monitor_test_support.h"
@@ -116,4 +118,24 @@ TEST(MonitorSettings, StatsCarryTheRecordsDroppedOfTheMonitorsKind) {
     EXPECT_EQ(k.stats().dropped, 0u);
     mspti::MstxMonitor later;
     EXPECT_EQ(later.stats().dropped, 0u);  // drops before a monitor was created are not its own
+}
+
+TEST(MonitorSettings, SwitchingWhileRecordsStreamGivesEachRecordToExactlyOneCallback) {
+    MstxCollector a, b;
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.start(&a, nullptr), MsptiResult::MSPTI_SUCCESS);
+    MarkProducer producer;
+    for (int i = 0; i < 200; ++i) {
+        MstxCollector &next = i % 2 == 0 ? b : a;
+        ASSERT_EQ(m.start(&next, nullptr), MsptiResult::MSPTI_SUCCESS);
+        if (i % 50 == 0) m.flush_all();
+    }
+    producer.stop();
+    ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    std::set<uint64_t> ids;
+    for (const auto &r : a.marks()) ids.insert(r.id);
+    for (const auto &r : b.marks()) ids.insert(r.id);
+    EXPECT_EQ(ids.size(), a.marks().size() + b.marks().size());  // none went to both
+    EXPECT_EQ(m.stats().delivered, ids.size());
+    EXPECT_EQ(ids.size(), producer.produced());  // none went to neither
 }
