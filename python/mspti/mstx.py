@@ -54,7 +54,7 @@ def _on_stream(api, stream, call, *args):
 
 
 def _check_range_id(api, range_id):
-    if isinstance(range_id, bool) or not isinstance(range_id, int):
+    if not isinstance(range_id, int):
         raise TypeError(f"{api}(): range_id must be an int, not {type(range_id).__name__}")
     if not 0 <= range_id < _RANGE_ID_LIMIT:
         raise ValueError(f"{api}(): range_id must be in 0..2**64-1, not {range_id}")
@@ -95,8 +95,11 @@ def range_end(range_id):
 
     An unknown id, or 0, does nothing, as in msPTI. Raises TypeError for a non-int id.
     """
-    _check_range_id("range_end", range_id)
-    _range_end(range_id)
+    try:
+        _range_end(range_id)
+    except (TypeError, OverflowError):  # checked only on failure: range_end is on the hot path
+        _check_range_id("range_end", range_id)
+        raise
 
 
 class range:  # noqa: A001  (mirrors torch_npu.npu.mstx.range)
