@@ -218,16 +218,12 @@ MsptiResult Session::restart_locked(MonitorCore &core, std::shared_ptr<Subscript
         auto next = std::make_shared<Registry>(*registry_);
         ++next->version;
         SubList &from = (old->batch() != nullptr ? next->batch : next->record)[old->kind()];
-        for (auto &entry : from) {
-            if (entry == old) {
-                if (old->batch() == nullptr && sub->batch() == nullptr) {
-                    entry = sub;  // keeps its place in the delivery order
-                } else {
-                    from.erase(std::find(from.begin(), from.end(), old));
-                    (sub->batch() != nullptr ? next->batch : next->record)[sub->kind()].push_back(sub);
-                }
-                break;
-            }
+        auto it = std::find(from.begin(), from.end(), old);
+        if (it != from.end() && (old->batch() == nullptr) == (sub->batch() == nullptr)) {
+            *it = sub;  // keeps its place in the delivery order
+        } else {
+            if (it != from.end()) from.erase(it);
+            (sub->batch() != nullptr ? next->batch : next->record)[sub->kind()].push_back(sub);
         }
         version = next->version;
         registry_ = std::move(next);

@@ -156,7 +156,7 @@ TEST_F(StridedOps, AddOfStridedAndBroadcastOperandsIsExact) {
     const int64_t R = 5, C = 3000;  // rows longer than one conversion chunk
     Encoded a = encode(pattern(R * C, 2), ACL_FLOAT16);  // stored column-major
     Encoded b = encode(pattern(C, 5), ACL_BF16);
-    DeviceBuffer da(a.bytes), db(b.bytes), dout(static_cast<size_t>(R * C * 2) * sizeof(float));
+    DeviceBuffer da(a.bytes), db(b.bytes), dout(std::vector<float>(static_cast<size_t>(R * C * 2), 0.0f));
     aclTensor *ta = view({R, C}, {1, R}, ACL_FLOAT16, da.get(), R * C);
     aclTensor *tb = view({C}, {1}, ACL_BF16, db.get(), C);
     aclTensor *to = view({R, C}, {2 * C, 2}, ACL_FLOAT, dout.get(), 2 * R * C);  // every other element
