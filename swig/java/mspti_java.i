@@ -92,6 +92,8 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
 /* ---- monitors: the native start/stop are private; Java adds keep-alive, lambdas, AutoCloseable. */
 %typemap(javainterfaces) mspti::Monitor "AutoCloseable"
 %rename(stopNative) mspti::Monitor::stop;
+%rename(setBufferSizeNative) mspti::Monitor::set_buffer_size;
+%javamethodmodifiers mspti::Monitor::set_buffer_size "private";
 %javamethodmodifiers mspti::Monitor::stop "final";
 %typemap(javacode) mspti::Monitor %{
   // The director holds only a weak reference to its Java object: while running, the monitor holds
@@ -203,6 +205,22 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
       }
     }
     return false;
+  }
+
+  /**
+   * Sets the size of each activity buffer in MB (1 to 256; the default is 8). Process-wide. Applies
+   * when collection next starts: called while a monitor runs, it logs a warning (System.Logger
+   * "org.mspti") and the running monitors keep the current size until all have stopped.
+   * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER outside 1..256.
+   */
+  public static MsptiResult setBufferSize(long megabytes) {
+    boolean running = anyRunning();
+    MsptiResult result = setBufferSizeNative(megabytes);
+    if (running && result == MsptiResult.MSPTI_SUCCESS) {
+      System.getLogger("org.mspti").log(System.Logger.Level.WARNING,
+          "setBufferSize: monitors are running; " + megabytes + " MB applies when collection next starts");
+    }
+    return result;
   }
 
   /** The reason the calling thread's last failing Monitor call failed ("" if none). */

@@ -48,6 +48,37 @@ class MonitorSettingsTest {
     }
 
     @Test
+    void setBufferSizeWhileRunningWarnsAndSucceeds() {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger("org.mspti");
+        List<String> logged = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                logged.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() { }
+
+            @Override
+            public void close() { }
+        };
+        log.addHandler(handler);
+        try {
+            assertEquals(MsptiResult.MSPTI_SUCCESS, KernelMonitor.setBufferSize(8));
+            assertEquals(List.of(), logged);
+            assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> { }));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, Monitor.setBufferSize(16));
+            assertEquals(1, logged.size());
+            assertTrue(logged.get(0).contains("next starts"), logged.get(0));
+            monitor.stop();
+            assertEquals(MsptiResult.MSPTI_SUCCESS, Monitor.setBufferSize(8));
+        } finally {
+            log.removeHandler(handler);
+        }
+    }
+
+    @Test
     void statsCarryTheRecordsDroppedOfTheMonitorsKind() {
         KernelMonitor kernels = new KernelMonitor();
         try {
