@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "dtype_access.h"
 #include "half.h"
@@ -63,6 +64,12 @@ void loadRow(const void *base, int64_t offset, int64_t stride, int64_t n, aclDat
     switch (type) {
     case ACL_FLOAT: load<float>(base, offset, stride, n, dst, [](float v) { return static_cast<T>(v); }); break;
     case ACL_FLOAT16: {
+        if constexpr (std::is_same_v<T, float>) {
+            if (stride == 1) {
+                halfToFloatRow(static_cast<const unsigned char *>(base) + offset * 2, dst, n);
+                break;
+            }
+        }
         const float *table = halfToFloatTable();
         load<uint16_t>(base, offset, stride, n, dst, [table](uint16_t v) { return static_cast<T>(table[v]); });
         break;
@@ -92,6 +99,12 @@ void storeRow(void *base, int64_t offset, int64_t stride, int64_t n, aclDataType
     switch (type) {
     case ACL_FLOAT: store<float>(base, offset, stride, n, src, [](T v) { return static_cast<float>(v); }); break;
     case ACL_FLOAT16:
+        if constexpr (std::is_same_v<T, float>) {
+            if (stride == 1) {
+                floatToHalfRow(src, static_cast<unsigned char *>(base) + offset * 2, n);
+                break;
+            }
+        }
         store<uint16_t>(base, offset, stride, n, src, [](T v) { return floatToHalf(static_cast<float>(v)); });
         break;
     case ACL_BF16:

@@ -14,4 +14,10 @@ float bf16ToFloat(uint16_t bits);
 /// elements: a table lookup instead of the branches of halfToFloat).
 const float *halfToFloatTable();
 
+/// dst[i] = halfToFloat of the i-th binary16 at `src` (unaligned), for i < n; vectorised where it can be.
+void halfToFloatRow(const void *src, float *dst, int64_t n);
+
+/// The i-th binary16 at `dst` (unaligned) = floatToHalf(src[i]), for i < n; vectorised where it can be.
+void floatToHalfRow(const float *src, void *dst, int64_t n);
+
 } // namespace vnpu

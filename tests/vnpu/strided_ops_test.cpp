@@ -184,3 +184,55 @@ TEST_F(StridedOps, AddOfStridedAndBroadcastOperandsIsExact) {
     for (aclTensor *t : {ta, tb, to, ti}) aclDestroyTensor(t);
     aclDestroyScalar(alpha);
 }
+
+// fp16 rows are converted with F16C where the CPU has it: bit for bit the scalar conversions, over
+// every binary16 value and a spread of binary32 values (subnormals, rounding ties, overflow, NaN).
+TEST_F(StridedOps, Fp16RowConversionsMatchTheScalarOnesBitForBit) {
+    std::vector<uint16_t> halves(1u << 16);
+    for (uint32_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(i);
+    std::vector<float> floats;
+    for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 4093) {
+        float f;
+        const auto b = static_cast<uint32_t>(bits);
+        std::memcpy(&f, &b, 4);
+        floats.push_back(f);
+    }
+    for (float f : {65504.0f, 65520.0f, 65519.99f, 5.9604645e-8f, 2.9802322e-8f, 1.0009765625f, 1.00048828125f})
+        floats.push_back(f);
+    const float zero = 0.0f;
+    aclScalar *one = aclCreateScalar(const_cast<float *>(&zero), ACL_FLOAT);  // alpha 0: out = self + 0 * other
+    uint64_t ws = 0;
+    aclOpExecutor *executor = nullptr;
+    {  // binary16 -> float: fp16 self, fp32 other, fp32 out
+        const int64_t n = static_cast<int64_t>(halves.size());
+        DeviceBuffer dh(halves), dz(std::vector<float>(halves.size(), 0.0f)), dout(halves.size() * 4);
+        aclTensor *th = view({n}, {1}, ACL_FLOAT16, dh.get(), n);
+        aclTensor *tz = view({n}, {1}, ACL_FLOAT, dz.get(), n);
+        aclTensor *to = view({n}, {1}, ACL_FLOAT, dout.get(), n);
+        ASSERT_EQ(aclnnAddGetWorkspaceSize(th, tz, one, to, &ws, &executor), ACL_SUCCESS);
+        run(aclnnAdd, executor);
+        const std::vector<uint32_t> got = dout.read<uint32_t>();
+        for (size_t i = 0; i < halves.size(); ++i) {
+            const float expected = aclFloat16ToFloat(halves[i]) + 0.0f * 0.0f;
+            uint32_t bits;
+            std::memcpy(&bits, &expected, 4);
+            ASSERT_EQ(got[i], bits) << "half 0x" << std::hex << halves[i];
+        }
+        for (aclTensor *t : {th, tz, to}) aclDestroyTensor(t);
+    }
+    {  // float -> binary16: fp32 self and other, fp16 out
+        const int64_t n = static_cast<int64_t>(floats.size());
+        DeviceBuffer df(floats), dz(std::vector<float>(floats.size(), 0.0f)), dout(floats.size() * 2);
+        aclTensor *tf = view({n}, {1}, ACL_FLOAT, df.get(), n);
+        aclTensor *tz = view({n}, {1}, ACL_FLOAT, dz.get(), n);
+        aclTensor *to = view({n}, {1}, ACL_FLOAT16, dout.get(), n);
+        ASSERT_EQ(aclnnAddGetWorkspaceSize(tf, tz, one, to, &ws, &executor), ACL_SUCCESS);
+        run(aclnnAdd, executor);
+        const std::vector<uint16_t> got = dout.read<uint16_t>();
+        for (size_t i = 0; i < floats.size(); ++i) {
+            ASSERT_EQ(got[i], aclFloatToFloat16(floats[i] + 0.0f * 0.0f)) << "float " << floats[i];
+        }
+        for (aclTensor *t : {tf, tz, to}) aclDestroyTensor(t);
+    }
+    aclDestroyScalar(one);
+}
