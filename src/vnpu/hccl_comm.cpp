@@ -29,10 +29,16 @@ struct RootInfoPayload {
     char magic[8];
     char shmName[64];
     char commName[128];
+    uint32_t transport;      // kTransportShm or kTransportMpi: chosen by the root, followed by every rank
+    uint32_t rootWorldRank;  // MPI: the creator's rank in MPI_COMM_WORLD
+    uint32_t sequence;       // MPI: the creator's count of root infos, which tells them apart
 };
+constexpr uint32_t kTransportShm = 0;
+constexpr uint32_t kTransportMpi = 1;
 static_assert(sizeof(RootInfoPayload) <= HCCL_ROOT_INFO_BYTES);
 
 std::atomic<uint32_t> g_commCounter{0};
+std::atomic<uint32_t> g_rootInfoCounter{0};
 std::atomic<int32_t> g_deterministic{0};
 
 uint64_t realtimeNs() {
@@ -56,6 +62,27 @@ std::shared_ptr<Arena> makeHeapArena(uint32_t nRanks) {
 int32_t currentDeviceOr(int32_t fallback) {
     int32_t device = 0;
     return aclrtGetDevice(&device) == ACL_SUCCESS ? device : fallback;
+}
+
+// The ranks that share an MPI root info form one MPI communicator.
+HcclResult initOnMpi(const RootInfoPayload &payload, uint32_t nRanks, uint32_t rank, HcclComm *comm) {
+    MpiTransport *mpi = mpiTransport();
+    if (mpi == nullptr) {
+        return HCCL_E_UNAVAIL;
+    }
+    std::unique_ptr<MpiComm> opened;
+    const HcclResult rc = mpi->open(payload.rootWorldRank, payload.sequence, nRanks, rank, connectTimeoutNs(), opened);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    auto created = std::make_shared<Communicator>();
+    created->mpi = std::move(opened);
+    created->rank = rank;
+    created->rankSize = nRanks;
+    created->deviceId = currentDeviceOr(static_cast<int32_t>(rank % vnpu::Runtime::get().deviceCount()));
+    created->name = payload.commName;
+    *comm = communicators().add(std::move(created));
+    return HCCL_SUCCESS;
 }
 
 } // namespace
@@ -126,6 +153,15 @@ VNPU_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo) {
                   static_cast<unsigned long long>(realtimeNs() % 1000000000000ULL));
     const std::string name = makeCommName();
     std::snprintf(payload.commName, sizeof payload.commName, "%s", name.c_str());
+    if (mpiSelected()) {
+        MpiTransport *mpi = mpiTransport();
+        if (mpi == nullptr) {
+            return HCCL_E_UNAVAIL;
+        }
+        payload.transport = kTransportMpi;
+        payload.rootWorldRank = mpi->worldRank();
+        payload.sequence = g_rootInfoCounter.fetch_add(1);
+    }
     std::memset(rootInfo->internal, 0, sizeof rootInfo->internal);
     std::memcpy(rootInfo->internal, &payload, sizeof payload);
     return HCCL_SUCCESS;
@@ -144,6 +180,9 @@ VNPU_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo 
     }
     payload.shmName[sizeof payload.shmName - 1] = '\0';
     payload.commName[sizeof payload.commName - 1] = '\0';
+    if (payload.transport == kTransportMpi) {
+        return initOnMpi(payload, nRanks, rank, comm);
+    }
     std::shared_ptr<Arena> arena;
     bool creator = false;
     HcclResult rc = openSharedArena(payload.shmName, nRanks, arena, creator);

@@ -22,8 +22,15 @@ before=$LD_LIBRARY_PATH
 source "$toolkit/set_env.sh"  # a second source adds nothing
 [ "$LD_LIBRARY_PATH" = "$before" ] || fail "sourcing twice changed LD_LIBRARY_PATH"
 if [ -f "$ASCEND_HOME_PATH/python/site-packages/mspti/__init__.py" ]; then
-    python3 -c "import mspti, vnpu, os, sys; sys.exit(0 if mspti.__file__.startswith(os.environ['ASCEND_HOME_PATH']) else 1)" \
-        || fail "the Python packages are not found through PYTHONPATH=$PYTHONPATH"
+    # find_spec locates the packages without importing them (the extension may not be built).
+    python3 - <<'PY' || fail "the Python packages are not found through PYTHONPATH=$PYTHONPATH"
+import importlib.util, os, sys
+home = os.environ["ASCEND_HOME_PATH"]
+for name in ("mspti", "vnpu"):
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.origin.startswith(home):
+        sys.exit(f"{name}: {spec and spec.origin}")
+PY
 fi
 
 rm -rf "$work" && mkdir -p "$work"
