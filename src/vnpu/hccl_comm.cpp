@@ -16,6 +16,7 @@
 #include "export.h"
 #include "hccl/hccl.h"
 #include "runtime.h"
+#include "vnpu/vnpu_hccl.h"
 
 namespace vnpu::hccl {
 namespace {
@@ -39,6 +40,10 @@ static_assert(sizeof(RootInfoPayload) <= HCCL_ROOT_INFO_BYTES);
 
 std::atomic<uint32_t> g_commCounter{0};
 std::atomic<uint32_t> g_rootInfoCounter{0};
+std::atomic<uint32_t> g_worldInfoCounter{0};
+// MPI root info sequences: those of HcclGetRootInfo below kWorldSequenceBase, those of
+// vnpuHcclGetWorldRootInfo from it, so that the two never meet under the same tag.
+constexpr uint32_t kWorldSequenceBase = 0x1000;
 std::atomic<int32_t> g_deterministic{0};
 
 uint64_t realtimeNs() {
@@ -160,8 +165,35 @@ VNPU_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo) {
         }
         payload.transport = kTransportMpi;
         payload.rootWorldRank = mpi->worldRank();
-        payload.sequence = g_rootInfoCounter.fetch_add(1);
+        payload.sequence = g_rootInfoCounter.fetch_add(1) % kWorldSequenceBase;
     }
+    std::memset(rootInfo->internal, 0, sizeof rootInfo->internal);
+    std::memcpy(rootInfo->internal, &payload, sizeof payload);
+    return HCCL_SUCCESS;
+}
+
+/// vnpu's extension for `mpirun -np N program`: the root info of the communicator of all MPI ranks (rank =
+/// rank in MPI_COMM_WORLD), computed alike on every rank with no exchange; the n-th call of every rank
+/// names the same communicator. HCCL_E_NOT_SUPPORT when the MPI transport is not chosen.
+VNPU_EXPORT HcclResult vnpuHcclGetWorldRootInfo(HcclRootInfo *rootInfo) {
+    if (rootInfo == nullptr) {
+        return HCCL_E_PTR;
+    }
+    if (!mpiSelected()) {
+        return HCCL_E_NOT_SUPPORT;
+    }
+    if (mpiTransport() == nullptr) {
+        return HCCL_E_UNAVAIL;
+    }
+    RootInfoPayload payload{};
+    std::memcpy(payload.magic, kRootInfoMagic, sizeof payload.magic);
+    const uint32_t n = g_worldInfoCounter.fetch_add(1);
+    const char *job = std::getenv("OMPI_MCA_ess_base_jobid");  // the same on every rank of one mpirun
+    std::snprintf(payload.commName, sizeof payload.commName, "127.0.0.1%%lo_%u_world%u_%016llu", 60000U + n % 5000U,
+                  n, job != nullptr ? std::strtoull(job, nullptr, 10) % 10000000000000000ULL : 0ULL);
+    payload.transport = kTransportMpi;
+    payload.rootWorldRank = 0;
+    payload.sequence = kWorldSequenceBase + n % kWorldSequenceBase;
     std::memset(rootInfo->internal, 0, sizeof rootInfo->internal);
     std::memcpy(rootInfo->internal, &payload, sizeof payload);
     return HCCL_SUCCESS;
