@@ -15,6 +15,7 @@
 #include "acl/acl.h"
 #include "export.h"
 #include "hccl/hccl.h"
+#include "hccl_rank_table.h"
 #include "runtime.h"
 #include "vnpu/vnpu_hccl.h"
 
@@ -41,9 +42,11 @@ static_assert(sizeof(RootInfoPayload) <= HCCL_ROOT_INFO_BYTES);
 std::atomic<uint32_t> g_commCounter{0};
 std::atomic<uint32_t> g_rootInfoCounter{0};
 std::atomic<uint32_t> g_worldInfoCounter{0};
+std::atomic<uint32_t> g_rankTableCounter{0};
 // MPI root info sequences: those of HcclGetRootInfo below kWorldSequenceBase, those of
 // vnpuHcclGetWorldRootInfo from it, so that the two never meet under the same tag.
 constexpr uint32_t kWorldSequenceBase = 0x1000;
+constexpr uint32_t kRankTableSequenceBase = 0x2000;  // HcclCommInitClusterInfo's, 0x1000 of them
 std::atomic<int32_t> g_deterministic{0};
 
 uint64_t realtimeNs() {
@@ -70,7 +73,8 @@ int32_t currentDeviceOr(int32_t fallback) {
 }
 
 // The ranks that share an MPI root info form one MPI communicator.
-HcclResult initOnMpi(const RootInfoPayload &payload, uint32_t nRanks, uint32_t rank, HcclComm *comm) {
+HcclResult initOnMpi(const RootInfoPayload &payload, uint32_t nRanks, uint32_t rank, int32_t deviceId,
+                     HcclComm *comm) {
     MpiTransport *mpi = mpiTransport();
     if (mpi == nullptr) {
         return HCCL_E_UNAVAIL;
@@ -84,7 +88,7 @@ HcclResult initOnMpi(const RootInfoPayload &payload, uint32_t nRanks, uint32_t r
     created->mpi = std::move(opened);
     created->rank = rank;
     created->rankSize = nRanks;
-    created->deviceId = currentDeviceOr(static_cast<int32_t>(rank % vnpu::Runtime::get().deviceCount()));
+    created->deviceId = deviceId;
     created->name = payload.commName;
     *comm = communicators().add(std::move(created));
     return HCCL_SUCCESS;
@@ -213,7 +217,8 @@ VNPU_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo 
     payload.shmName[sizeof payload.shmName - 1] = '\0';
     payload.commName[sizeof payload.commName - 1] = '\0';
     if (payload.transport == kTransportMpi) {
-        return initOnMpi(payload, nRanks, rank, comm);
+        return initOnMpi(payload, nRanks, rank,
+                         currentDeviceOr(static_cast<int32_t>(rank % vnpu::Runtime::get().deviceCount())), comm);
     }
     std::shared_ptr<Arena> arena;
     bool creator = false;
@@ -243,9 +248,57 @@ VNPU_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRoo
     return HcclCommInitRootInfo(nRanks, rootInfo, rank, comm);
 }
 
+// A rank table names its communicator by its content: every rank reads the same file. On MPI, the process
+// of rank_id 0 must be MPI world rank 0 (the members meet there); on shared memory, all ranks are on this
+// host and the table's hash names the arena.
 VNPU_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm) {
-    (void)clusterInfo, (void)rank, (void)comm;
-    return HCCL_E_NOT_SUPPORT;  // rank tables describe real servers; use root info instead
+    if (clusterInfo == nullptr || comm == nullptr) {
+        return HCCL_E_PTR;
+    }
+    RankTable table;
+    std::string error;
+    if (!loadRankTable(clusterInfo, table, error)) {
+        std::fprintf(stderr, "HcclCommInitClusterInfo: rank table %s: %s\n", clusterInfo, error.c_str());
+        return HCCL_E_PARA;
+    }
+    const uint32_t nRanks = static_cast<uint32_t>(table.ranks.size());
+    const int32_t deviceId = rank < nRanks ? table.ranks[rank].deviceId : -1;
+    if (rank >= nRanks || nRanks > kMaxRanks || vnpu::Runtime::get().device(deviceId) == nullptr) {
+        std::fprintf(stderr, "HcclCommInitClusterInfo: rank table %s: rank %u of %u ranks, device %d: out of range\n",
+                     clusterInfo, rank, nRanks, deviceId);
+        return HCCL_E_PARA;
+    }
+    const unsigned long long hash = table.contentHash;
+    RootInfoPayload payload{};
+    std::memcpy(payload.magic, kRootInfoMagic, sizeof payload.magic);
+    std::snprintf(payload.commName, sizeof payload.commName, "127.0.0.1%%lo_%u_rt_%016llx",
+                  60000U + static_cast<unsigned>(hash % 5000U), hash);
+    std::shared_ptr<Communicator> created;
+    if (mpiSelected()) {
+        payload.transport = kTransportMpi;
+        payload.rootWorldRank = 0;
+        payload.sequence = kRankTableSequenceBase + g_rankTableCounter.fetch_add(1) % 0x1000;
+        return initOnMpi(payload, nRanks, rank, deviceId, comm);
+    }
+    std::snprintf(payload.shmName, sizeof payload.shmName, "/vnpu_hccl_rt_%016llx", hash);
+    std::shared_ptr<Arena> arena;
+    bool creator = false;
+    HcclResult rc = openSharedArena(payload.shmName, nRanks, arena, creator);
+    if (rc == HCCL_SUCCESS) {
+        rc = arena->join(rank, connectTimeoutNs());
+        unlinkSharedArena(payload.shmName);
+    }
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    created = std::make_shared<Communicator>();
+    created->arena = std::move(arena);
+    created->rank = rank;
+    created->rankSize = nRanks;
+    created->deviceId = deviceId;
+    created->name = payload.commName;
+    *comm = communicators().add(std::move(created));
+    return HCCL_SUCCESS;
 }
 
 VNPU_EXPORT HcclResult HcclCommDestroy(HcclComm comm) {

@@ -19,7 +19,7 @@ namespace vnpu::hccl {
 namespace {
 
 constexpr int kJoinTagBase = 0x4000;  // + sequence % kJoinTags: the member lists of one root info
-constexpr int kJoinTags = 0x2000;     // HcclGetRootInfo's sequences below 0x1000, world root infos above
+constexpr int kJoinTags = 0x3000;     // sequences: HcclGetRootInfo's, world root infos', rank tables' (0x1000 each)
 constexpr int kP2pTag = 7;
 constexpr uint64_t kChunkElems = 1ULL << 28;  // well below INT_MAX, in elements
 

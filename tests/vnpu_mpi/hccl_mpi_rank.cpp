@@ -5,6 +5,7 @@
 // whatever its order. Also: in-place, large buffers, sub-groups and two communicators at once.
 #include <dlfcn.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -288,6 +289,44 @@ void subGroups(uint32_t world, uint32_t n, HcclComm worldComm, aclrtStream strea
     EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "group destroy");
 }
 
+// HcclCommInitClusterInfo on MPI: rank 0 writes a rank table of all ranks (device = world rank modulo
+// the device count, servers of 4 devices), every rank forms the communicator from it.
+void rankTable(uint32_t world, uint32_t n, uint32_t devices, aclrtStream stream) {
+    char path[256] = {};
+    if (world == 0) {
+        std::snprintf(path, sizeof path, "/tmp/vnpu_mpi_rank_table_%d.json", static_cast<int>(getpid()));
+        FILE *f = std::fopen(path, "w");
+        std::fprintf(f, "{\"version\": \"1.0\", \"status\": \"completed\", \"server_count\": \"%u\", \"server_list\": [",
+                     (n + 3) / 4);
+        for (uint32_t r = 0; r < n; ++r) {
+            if (r % 4 == 0) std::fprintf(f, "%s{\"server_id\": \"10.0.0.%u\", \"device\": [", r ? "]}, " : "", r / 4);
+            std::fprintf(f, "%s{\"device_id\": \"%u\", \"device_ip\": \"192.168.0.%u\", \"rank_id\": \"%u\"}",
+                         r % 4 ? ", " : "", r % devices, r, r);
+        }
+        std::fprintf(f, "]}]}\n");
+        std::fclose(f);
+    }
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    HcclComm comm = nullptr;
+    EXPECT(HcclCommInitClusterInfo(path, world, &comm) == HCCL_SUCCESS, "rank table communicator");
+    const uint64_t count = 1000;
+    std::vector<unsigned char> bytes(count * 4);
+    const int32_t mine = static_cast<int32_t>(world + 1);
+    for (uint64_t i = 0; i < count; ++i) std::memcpy(bytes.data() + i * 4, &mine, 4);
+    void *buf = deviceCopy(bytes, bytes.size());
+    EXPECT(HcclAllReduce(buf, buf, count, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream) == HCCL_SUCCESS,
+           "rank table all-reduce");
+    aclrtSynchronizeStream(stream);
+    const auto got = hostCopy(buf, bytes.size());
+    int32_t first = 0;
+    std::memcpy(&first, got.data(), 4);
+    EXPECT(first == static_cast<int32_t>(n * (n + 1) / 2), "rank table all-reduce gave %d", first);
+    aclrtFree(buf);
+    EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "rank table destroy");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world == 0) std::remove(path);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -324,6 +363,7 @@ int main(int argc, char **argv) {
     Reference ref = makeReference(n, device);
     for (const Case &c : cases(n)) runCase(c, rank, n, comm, stream, ref, device);
     if (n >= 2) subGroups(static_cast<uint32_t>(world), n, comm, stream);
+    rankTable(static_cast<uint32_t>(world), n, devices, stream);
 
     for (HcclComm c : ref.comms) HcclCommDestroy(c);
     EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "destroy");
