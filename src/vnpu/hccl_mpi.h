@@ -10,7 +10,8 @@
 
 namespace vnpu::hccl {
 
-/// One communicator on MPI: every collective is the matching blocking MPI call, run on the stream's worker.
+/// One communicator on MPI: every collective is the matching MPI call, run on the stream's worker and waited
+/// for until HCCL_EXEC_TIMEOUT (then HCCL_E_TIMEOUT, and the communicator is unusable).
 class MpiComm {
 public:
     virtual ~MpiComm() = default;

@@ -1,11 +1,13 @@
-// libvnpu_hccl_mpi.so: the virtual HCCL's communicators on Open MPI. Each collective is one blocking MPI
-// call (chunked below INT_MAX elements where MPI's int counts need it); 16-bit float reductions use
-// user-defined MPI operations that reduce in fp32 through vnpu's own reduction.
+// libvnpu_hccl_mpi.so: the virtual HCCL's communicators on Open MPI. Each collective is one nonblocking MPI
+// call waited for with a deadline (chunked below INT_MAX elements where MPI's int counts need it); 16-bit
+// float reductions use user-defined MPI operations that reduce in fp32 through vnpu's own reduction.
 #include <mpi.h>
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -30,8 +32,6 @@ uint64_t nowNs() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
-
-HcclResult check(int mpiRc) { return mpiRc == MPI_SUCCESS ? HCCL_SUCCESS : HCCL_E_INTERNAL; }
 
 // MPI user functions carry no context: one per (type, op), all going to vnpu's reduction.
 template <HcclDataType Type, HcclReduceOp Op>
@@ -97,16 +97,27 @@ int typeBytes(HcclDataType type) {
     return bytes;
 }
 
+// HCCL_EXEC_TIMEOUT (seconds, default 1836 as in CANN): how long one collective waits for its peers.
+uint64_t execTimeoutNs() {
+    const char *text = std::getenv("HCCL_EXEC_TIMEOUT");
+    const long long seconds = text != nullptr ? std::atoll(text) : 0;
+    return static_cast<uint64_t>(seconds > 0 ? seconds : 1836) * 1000000000ULL;
+}
+
+// Every operation is a nonblocking MPI call waited for with a deadline, so that a peer that never comes
+// makes it fail with HCCL_E_TIMEOUT instead of hanging. The communicator is broken afterwards (its MPI
+// state is out of step): later operations fail at once. MPI forbids freeing a pending collective's
+// request, so it is kept.
 class Comm final : public MpiComm {
 public:
-    explicit Comm(MPI_Comm comm) : comm_(comm) {
+    explicit Comm(MPI_Comm comm) : comm_(comm), timeoutNs_(execTimeoutNs()) {
         MPI_Comm_rank(comm_, &rank_);
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);  // an error is a result code, not an abort
     }
     ~Comm() override {
         int finalized = 0;
         MPI_Finalized(&finalized);
-        if (!finalized) {
+        if (!finalized && !broken_.load()) {
             MPI_Comm_free(&comm_);
         }
     }
@@ -117,8 +128,9 @@ public:
         for (uint64_t at = 0; at < count; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, count - at));
             const void *s = send == recv ? MPI_IN_PLACE : static_cast<const char *>(send) + at * size;
+            MPI_Request r;
             const HcclResult rc =
-                check(MPI_Allreduce(s, static_cast<char *>(recv) + at * size, n, t, mpiOp(type, op), comm_));
+                run(MPI_Iallreduce(s, static_cast<char *>(recv) + at * size, n, t, mpiOp(type, op), comm_, &r), r);
             if (rc != HCCL_SUCCESS) return rc;
         }
         return HCCL_SUCCESS;
@@ -128,8 +140,9 @@ public:
         const int size = typeBytes(type);
         for (uint64_t at = 0; at < count; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, count - at));
-            const HcclResult rc = check(
-                MPI_Bcast(static_cast<char *>(buf) + at * size, n, mpiType(type), static_cast<int>(root), comm_));
+            MPI_Request r;
+            const HcclResult rc = run(
+                MPI_Ibcast(static_cast<char *>(buf) + at * size, n, mpiType(type), static_cast<int>(root), comm_, &r), r);
             if (rc != HCCL_SUCCESS) return rc;
         }
         return HCCL_SUCCESS;
@@ -140,14 +153,17 @@ public:
         const int n = static_cast<int>(sendCount);
         const MPI_Datatype t = mpiType(type);
         const bool inPlace = send == static_cast<char *>(recv) + static_cast<uint64_t>(rank_) * sendCount * typeBytes(type);
-        return check(MPI_Allgather(inPlace ? MPI_IN_PLACE : send, n, t, recv, n, t, comm_));
+        MPI_Request r;
+        return run(MPI_Iallgather(inPlace ? MPI_IN_PLACE : send, n, t, recv, n, t, comm_, &r), r);
     }
 
     HcclResult reduceScatter(const void *send, void *recv, uint64_t recvCount, HcclDataType type,
                              HcclReduceOp op) override {
         if (recvCount > kChunkElems) return HCCL_E_NOT_SUPPORT;
-        return check(MPI_Reduce_scatter_block(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(recvCount),
-                                              mpiType(type), mpiOp(type, op), comm_));
+        MPI_Request r;
+        return run(MPI_Ireduce_scatter_block(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(recvCount),
+                                             mpiType(type), mpiOp(type, op), comm_, &r),
+                   r);
     }
 
     HcclResult reduce(const void *send, void *recv, uint64_t count, HcclDataType type, HcclReduceOp op,
@@ -158,8 +174,9 @@ public:
         for (uint64_t at = 0; at < count; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, count - at));
             const void *s = isRoot && send == recv ? MPI_IN_PLACE : static_cast<const char *>(send) + at * size;
-            void *r = isRoot ? static_cast<char *>(recv) + at * size : nullptr;
-            const HcclResult rc = check(MPI_Reduce(s, r, n, t, mpiOp(type, op), static_cast<int>(root), comm_));
+            void *out = isRoot ? static_cast<char *>(recv) + at * size : nullptr;
+            MPI_Request r;
+            const HcclResult rc = run(MPI_Ireduce(s, out, n, t, mpiOp(type, op), static_cast<int>(root), comm_, &r), r);
             if (rc != HCCL_SUCCESS) return rc;
         }
         return HCCL_SUCCESS;
@@ -172,21 +189,25 @@ public:
         const bool isRoot = static_cast<uint32_t>(rank_) == root;
         const bool inPlace =
             isRoot && recv == static_cast<const char *>(send) + static_cast<uint64_t>(root) * recvCount * typeBytes(type);
-        return check(MPI_Scatter(send, n, t, inPlace ? MPI_IN_PLACE : recv, n, t, static_cast<int>(root), comm_));
+        MPI_Request r;
+        return run(MPI_Iscatter(send, n, t, inPlace ? MPI_IN_PLACE : recv, n, t, static_cast<int>(root), comm_, &r), r);
     }
 
     HcclResult alltoAll(const void *send, void *recv, uint64_t count, HcclDataType type) override {
         if (count > kChunkElems) return HCCL_E_NOT_SUPPORT;
         const int n = static_cast<int>(count);
         const MPI_Datatype t = mpiType(type);
-        return check(MPI_Alltoall(send, n, t, recv, n, t, comm_));
+        MPI_Request r;
+        return run(MPI_Ialltoall(send, n, t, recv, n, t, comm_, &r), r);
     }
 
     HcclResult send(const void *buf, uint64_t bytes, uint32_t peer) override {
         for (uint64_t at = 0; at < bytes || at == 0; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, bytes - at));
-            const HcclResult rc = check(MPI_Send(static_cast<const char *>(buf) + at, n, MPI_BYTE,
-                                                 static_cast<int>(peer), kP2pTag, comm_));
+            MPI_Request r;
+            const HcclResult rc = run(MPI_Isend(static_cast<const char *>(buf) + at, n, MPI_BYTE, static_cast<int>(peer),
+                                                kP2pTag, comm_, &r),
+                                      r);
             if (rc != HCCL_SUCCESS || bytes == 0) return rc;
         }
         return HCCL_SUCCESS;
@@ -195,22 +216,53 @@ public:
     HcclResult recv(void *buf, uint64_t bytes, uint32_t peer) override {
         for (uint64_t at = 0; at < bytes || at == 0; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, bytes - at));
+            MPI_Request r;
             MPI_Status status;
-            HcclResult rc = check(MPI_Recv(static_cast<char *>(buf) + at, n, MPI_BYTE, static_cast<int>(peer),
-                                           kP2pTag, comm_, &status));
+            HcclResult rc = run(MPI_Irecv(static_cast<char *>(buf) + at, n, MPI_BYTE, static_cast<int>(peer), kP2pTag,
+                                          comm_, &r),
+                                r, &status);
             int got = 0;
-            MPI_Get_count(&status, MPI_BYTE, &got);
+            if (rc == HCCL_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &got);
             if (rc == HCCL_SUCCESS && got != n) rc = HCCL_E_PARA;  // the sender sent another size
             if (rc != HCCL_SUCCESS || bytes == 0) return rc;
         }
         return HCCL_SUCCESS;
     }
 
-    HcclResult barrier() override { return check(MPI_Barrier(comm_)); }
+    HcclResult barrier() override {
+        MPI_Request r;
+        return run(MPI_Ibarrier(comm_, &r), r);
+    }
 
 private:
+    // Waits for the request just started (issueRc: its start's result) until HCCL_EXEC_TIMEOUT.
+    HcclResult run(int issueRc, MPI_Request &request, MPI_Status *status = MPI_STATUS_IGNORE) {
+        if (issueRc != MPI_SUCCESS) return HCCL_E_INTERNAL;
+        const uint64_t deadline = nowNs() + timeoutNs_;
+        for (uint32_t spin = 0;; ++spin) {
+            if (broken_.load(std::memory_order_relaxed)) return HCCL_E_TIMEOUT;
+            int done = 0;
+            if (MPI_Test(&request, &done, status) != MPI_SUCCESS) return HCCL_E_INTERNAL;
+            if (done) return HCCL_SUCCESS;
+            if ((spin & 255) == 0 && nowNs() > deadline) {
+                broken_.store(true);
+                std::lock_guard<std::mutex> lock(mutex_);
+                abandoned_.push_back(request);
+                std::fprintf(stderr, "vnpu hccl: an MPI operation of rank %d found no peers within HCCL_EXEC_TIMEOUT "
+                                     "(%llu s); the communicator is unusable\n",
+                             rank_, static_cast<unsigned long long>(timeoutNs_ / 1000000000ULL));
+                return HCCL_E_TIMEOUT;
+            }
+            sched_yield();  // other ranks may share this core
+        }
+    }
+
     MPI_Comm comm_;
     int rank_ = 0;
+    uint64_t timeoutNs_;
+    std::atomic<bool> broken_{false};
+    std::mutex mutex_;
+    std::vector<MPI_Request> abandoned_;
 };
 
 // Waits for a request until the deadline, polling (MPI has no timed wait); cancels it on timeout.
