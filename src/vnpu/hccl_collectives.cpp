@@ -3,6 +3,7 @@
 //   1. every rank publishes its OpDescriptor; all must agree (else every rank fails with HCCL_E_PARA);
 //   2. in rounds of one slot, every rank copies the next piece of its input into its slot, waits for the
 //      others, and consumes the pieces it needs from every peer's slot, in rank order (deterministic).
+// On the MPI transport (hccl_mpi.h) the task is the matching MPI call instead; the host part is the same.
 #include <algorithm>
 #include <cstring>
 #include <functional>
