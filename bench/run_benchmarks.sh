@@ -43,5 +43,10 @@ if [ -f "$build/java/mspti-bench.jar" ] && [ -x "$build/bin/bench_cpp_delivery" 
   "$java_bin" -cp "$build/java/mspti.jar:$build/java/mspti-bench.jar" DeliveryBench 1000000 \
     "$build/bin/bench_cpp_delivery" > "$out/java_delivery.json"
 fi
+# HCCL all-reduce on Open MPI against plain MPI_Allreduce (needs bench_hccl_mpi and mpirun); 4 ranks, TCP.
+if [ -x "$build/bin/bench_hccl_mpi" ] && command -v mpirun >/dev/null; then
+  echo "== bench_hccl_mpi" >&2
+  mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self -np 4 "$build/bin/bench_hccl_mpi" > "$out/hccl_mpi.json"
+fi
 /usr/bin/python3 "$root/bench/write_performance_md.py" "$out" "$root/docs/performance.md"
 echo "wrote $root/docs/performance.md" >&2

@@ -228,6 +228,38 @@ def java_section(results):
     ]
 
 
+def hccl_mpi_section(results):
+    path = os.path.join(results, "hccl_mpi.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        try:
+            r = json.load(f)
+        except json.JSONDecodeError:
+            print(f"write_performance_md: {path} is not JSON; its section is skipped", file=sys.stderr)
+            return []
+    lines = [
+        "## HCCL on Open MPI (bench/hccl_mpi_bench.cpp)",
+        "",
+        f"fp32 sum all-reduce on {r['ranks']} ranks under `mpirun --mca btl tcp,self` on this one host: vnpu's",
+        "`HcclAllReduce` (queued on a stream, run by its worker on the MPI transport, then synchronised) against",
+        "a plain `MPI_Allreduce` of the same size in the same run, interleaved. Bus bandwidth is",
+        "bytes / time × 2(n−1)/n; best of 5 batches, each timed by its slowest rank.",
+        "",
+        "| size | vnpu on MPI | MPI_Allreduce (same run) | ratio | |",
+        "|---|---|---|---|---|",
+    ]
+    for e in r["sizes"]:
+        b = e["bytes"]
+        size = f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
+        ratio = e["vnpu_busbw_gbps"] / e["mpi_busbw_gbps"]
+        target = verdict(ratio >= 0.9) + " (target ≥ 90 %)" if b == 64 << 20 else ""
+        lines.append(f"| {size} | {e['vnpu_busbw_gbps']:.3f} GB/s | {e['mpi_busbw_gbps']:.3f} GB/s | "
+                     f"{ratio * 100:.0f} % | {target} |")
+    lines.append("")
+    return lines
+
+
 def main():
     results, target = sys.argv[1], sys.argv[2]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
@@ -247,6 +279,7 @@ def main():
     lines += python_section(results)
     lines += matmul_section(results)
     lines += java_section(results)
+    lines += hccl_mpi_section(results)
     extra = os.path.join(os.path.dirname(os.path.abspath(target)), "performance-notes.md")
     if os.path.exists(extra):
         lines += [open(extra).read().rstrip(), ""]

@@ -2,7 +2,7 @@
 # <prefix>/share/java (whose loader finds its JNI libraries in ../../lib), the Python packages in
 # <prefix>/lib/mspti/python (put that on PYTHONPATH). Installed libraries find each other by $ORIGIN.
 
-foreach(target mspti mspti_monitor vnpu mspti_java vnpu_java)
+foreach(target mspti mspti_monitor vnpu c_sec ascendalog mspti_java vnpu_java)
   if(TARGET ${target})
     install(TARGETS ${target} LIBRARY DESTINATION lib)
   endif()

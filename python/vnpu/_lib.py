@@ -152,6 +152,7 @@ aclnnRelu = _fn("aclnnRelu", [c_void_p, c_uint64, c_void_p, c_void_p])
 # HCCL
 HcclGetRootInfo = _fn("HcclGetRootInfo", [c_void_p])
 HcclCommInitRootInfo = _fn("HcclCommInitRootInfo", [c_uint32, c_void_p, c_uint32, P(c_void_p)])
+vnpuHcclGetWorldRootInfo = _fn("vnpuHcclGetWorldRootInfo", [c_void_p])
 HcclCommDestroy = _fn("HcclCommDestroy", [c_void_p])
 HcclGetCommName = _fn("HcclGetCommName", [c_void_p, ctypes.c_char_p])
 HcclAllReduce = _fn("HcclAllReduce", [c_void_p, c_void_p, c_uint64, c_int, c_int, c_void_p, c_void_p])

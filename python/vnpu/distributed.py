@@ -42,19 +42,48 @@ def new_root_info():
     return buf.raw.rstrip(b"\0").hex()
 
 
+def _under_mpirun():
+    return "OMPI_COMM_WORLD_SIZE" in os.environ
+
+
+def _env_int(*names):
+    """The first of the variables that is set (torchrun's, then Open MPI's), as an int; None if none is."""
+    for name in names:
+        if name in os.environ:
+            return int(os.environ[name])
+    return None
+
+
+def world_root_info():
+    """Under mpirun: the root info of all MPI ranks, the same on every rank without any exchange."""
+    buf = ctypes.create_string_buffer(_lib.HCCL_ROOT_INFO_BYTES)
+    _lib.call(_lib.vnpuHcclGetWorldRootInfo, buf)
+    return buf.raw.rstrip(b"\0").hex()
+
+
 def init_process_group(backend="hccl", rank=None, world_size=None, root_info=None):
-    """Joins the group: sets the device to LOCAL_RANK and creates the communicator (blocks until all ranks join)."""
+    """Joins the group: sets the device to LOCAL_RANK and creates the communicator (blocks until all ranks join).
+
+    Started by ``vnpu.run``, the ranks find RANK, WORLD_SIZE, LOCAL_RANK and the root info in their
+    environment; started by ``mpirun``, they take them from Open MPI's variables, and the communicator of
+    all ranks runs on MPI.
+    """
     global _group
     if _group is not None:
         raise RuntimeError("the process group is already initialised")
     if backend not in ("hccl", None):
         raise ValueError(f"unsupported backend {backend!r}")
-    rank = int(os.environ["RANK"]) if rank is None else rank
-    world_size = int(os.environ["WORLD_SIZE"]) if world_size is None else world_size
+    rank = _env_int("RANK", "OMPI_COMM_WORLD_RANK") if rank is None else rank
+    world_size = _env_int("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE") if world_size is None else world_size
+    if rank is None or world_size is None:
+        raise RuntimeError("RANK and WORLD_SIZE are not set: start the ranks with python3 -m vnpu.run or mpirun")
     root_info = os.environ.get(ROOT_INFO_ENV) if root_info is None else root_info
+    if not root_info and _under_mpirun():
+        root_info = world_root_info()
     if not root_info:
         raise RuntimeError(f"{ROOT_INFO_ENV} is not set: start the ranks with python3 -m vnpu.run")
-    set_device(int(os.environ.get("LOCAL_RANK", rank)))
+    local_rank = _env_int("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK")
+    set_device(rank if local_rank is None else local_rank)
     raw = bytes.fromhex(root_info).ljust(_lib.HCCL_ROOT_INFO_BYTES, b"\0")
     info = ctypes.create_string_buffer(raw, _lib.HCCL_ROOT_INFO_BYTES)
     comm = ctypes.c_void_p()
@@ -154,4 +183,4 @@ def destroy_process_group():
 
 __all__ = ["ReduceOp", "init_process_group", "is_initialized", "get_rank", "get_world_size", "get_comm_name",
            "all_reduce", "broadcast", "all_gather_into_tensor", "reduce_scatter_tensor", "barrier",
-           "destroy_process_group", "new_root_info", "empty"]
+           "destroy_process_group", "new_root_info", "world_root_info", "empty"]

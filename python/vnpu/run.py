@@ -6,10 +6,17 @@
 Starts one process per rank with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR,
 MASTER_PORT and the HCCL root info (VNPU_HCCL_ROOT_INFO) in its environment, waits for all of
 them, and if one fails, terminates the others and exits with the failing rank's code.
+
+Several hosts (``--nnodes`` above 1) go through Open MPI: node 0 starts every rank with mpirun
+on the hosts of ``--hosts`` (one per node, ``--nproc_per_node`` ranks each) and the HCCL
+communicators run on MPI; the other nodes have nothing to start. Extra mpirun options come from
+VNPU_MPIRUN_ARGS (e.g. ``--mca btl_tcp_if_include eth0``).
 """
 
 import argparse
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,16 +26,61 @@ def _parse(argv):
     parser = argparse.ArgumentParser(prog="python3 -m vnpu.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("--nproc_per_node", "--nproc-per-node", type=int, default=1,
                         help="number of ranks to start (default 1)")
-    parser.add_argument("--nnodes", type=int, default=1, help="only 1 is supported")
+    parser.add_argument("--nnodes", type=int, default=1, help="number of hosts (above 1: through mpirun)")
+    parser.add_argument("--node_rank", "--node-rank", type=int, default=0, help="this host's index (0: launches)")
+    parser.add_argument("--master_addr", "--master-addr", default="127.0.0.1", help="address of node 0")
+    parser.add_argument("--master_port", "--master-port", type=int, default=29500, help="port on node 0")
+    parser.add_argument("--hosts", default=None,
+                        help="with --nnodes above 1: the hosts, comma-separated, node 0 first (mpirun --host)")
     parser.add_argument("-m", dest="module", action="store_true", help="run the target as a module")
     parser.add_argument("target", help="script (or module with -m)")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the target")
     ns = parser.parse_args(argv)
-    if ns.nnodes != 1:
-        parser.error("only --nnodes 1 is supported")
+    if ns.nnodes < 1:
+        parser.error("--nnodes must be at least 1")
+    if not 0 <= ns.node_rank < ns.nnodes:
+        parser.error("--node_rank must be in [0, nnodes)")
     if not 1 <= ns.nproc_per_node:
         parser.error("--nproc_per_node must be at least 1")
+    if ns.nnodes > 1:
+        hosts = [h for h in (ns.hosts or "").split(",") if h]
+        if len(hosts) != ns.nnodes:
+            parser.error(f"--nnodes {ns.nnodes} needs --hosts with {ns.nnodes} hosts (node 0 first), "
+                         f"got {len(hosts)}")
+        ns.hosts = hosts
     return ns
+
+
+def mpirun_command(nnodes, nproc, hosts, command, master_addr, master_port, mpirun="mpirun"):
+    """The mpirun command line that starts nnodes * nproc ranks, nproc on each host."""
+    cmd = [mpirun]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")  # Open MPI refuses root otherwise
+    cmd += ["-np", str(nnodes * nproc), "--host", ",".join(f"{h}:{nproc}" for h in hosts), "--map-by", "slot"]
+    cmd += shlex.split(os.environ.get("VNPU_MPIRUN_ARGS", ""))
+    env = {"MASTER_ADDR": master_addr, "MASTER_PORT": str(master_port), "VNPU_HCCL_TRANSPORT": "mpi",
+           "LOCAL_WORLD_SIZE": str(nproc)}
+    for name in ("PYTHONPATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "ASCEND_HOME_PATH", "VNPU_DEVICE_COUNT"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    for name, value in env.items():
+        cmd += ["-x", f"{name}={value}"]
+    return cmd + command
+
+
+def launch_mpi(ns, command):
+    """Node 0 starts every rank through mpirun; returns mpirun's exit code."""
+    if ns.node_rank != 0:
+        print(f"vnpu.run: node {ns.node_rank}: node 0 ({ns.hosts[0]}) starts every rank through mpirun; "
+              "nothing to start here", file=sys.stderr)
+        return 0
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        print("vnpu.run: --nnodes above 1 needs Open MPI's mpirun on PATH (Debian: apt-get install openmpi-bin)",
+              file=sys.stderr)
+        return 127
+    return subprocess.call(mpirun_command(ns.nnodes, ns.nproc_per_node, ns.hosts, command, ns.master_addr,
+                                          ns.master_port, mpirun))
 
 
 def _exit_code(status):
@@ -36,13 +88,13 @@ def _exit_code(status):
     return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-def launch(nproc, command, env=None):
+def launch(nproc, command, env=None, master_addr="127.0.0.1", master_port=29500):
     """Runs ``command`` as ``nproc`` ranks; returns 0 or the first failing rank's exit code."""
     from .distributed import ROOT_INFO_ENV, new_root_info
 
     base = dict(os.environ if env is None else env)
-    base.update({"WORLD_SIZE": str(nproc), "LOCAL_WORLD_SIZE": str(nproc), "MASTER_ADDR": "127.0.0.1",
-                 "MASTER_PORT": "29500", ROOT_INFO_ENV: new_root_info()})
+    base.update({"WORLD_SIZE": str(nproc), "LOCAL_WORLD_SIZE": str(nproc), "MASTER_ADDR": master_addr,
+                 "MASTER_PORT": str(master_port), ROOT_INFO_ENV: new_root_info()})
     procs = {}
     for rank in range(nproc):
         rank_env = dict(base, RANK=str(rank), LOCAL_RANK=str(rank), GROUP_RANK="0")
@@ -79,7 +131,9 @@ def launch(nproc, command, env=None):
 def main(argv=None):
     ns = _parse(sys.argv[1:] if argv is None else argv)
     command = [sys.executable] + (["-m", ns.target] if ns.module else [ns.target]) + ns.args
-    return launch(ns.nproc_per_node, command)
+    if ns.nnodes > 1:
+        return launch_mpi(ns, command)
+    return launch(ns.nproc_per_node, command, master_addr=ns.master_addr, master_port=ns.master_port)
 
 
 if __name__ == "__main__":

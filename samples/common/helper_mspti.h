@@ -4,9 +4,9 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 
 #include "mspti/mspti.h"
+#include "securec.h"  // malloc, free and exit come through it, as in msPTI's helper
 
 #define MSPTI_CALL(call)                                                                   \
     do {                                                                                   \

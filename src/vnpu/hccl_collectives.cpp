@@ -3,6 +3,7 @@
 //   1. every rank publishes its OpDescriptor; all must agree (else every rank fails with HCCL_E_PARA);
 //   2. in rounds of one slot, every rank copies the next piece of its input into its slot, waits for the
 //      others, and consumes the pieces it needs from every peer's slot, in rank order (deterministic).
+// On the MPI transport (hccl_mpi.h) the task is the matching MPI call instead; the host part is the same.
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -182,6 +183,7 @@ VNPU_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t coun
     auto *out = static_cast<unsigned char *>(recvBuf);
     return enqueue(c, stream, {"HcclAllReduce", "hcom_allReduce_", "RING"}, dataType, count,
                    [=](Communicator &self) {
+                       if (self.mpi) return self.mpi->allReduce(sendBuf, recvBuf, count, dataType, op);
                        return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            accumulate(out + lo, data, hi - lo, p, dataType, op);
@@ -204,6 +206,7 @@ VNPU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dat
     auto *out = static_cast<unsigned char *>(buf);
     return enqueue(c, stream, {"HcclBroadcast", "hcom_broadcast_", "RING"}, dataType, count,
                    [=](Communicator &self) {
+                       if (self.mpi) return self.mpi->broadcast(buf, count, dataType, root);
                        return runRounds(self, mine, buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                              const unsigned char *data) {
                            if (!isRoot && p == root) {
@@ -227,6 +230,7 @@ VNPU_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t send
     auto *out = static_cast<unsigned char *>(recvBuf);
     return enqueue(c, stream, {"HcclAllGather", "hcom_allGather_", "RING"}, dataType, sendCount,
                    [=](Communicator &self) {
+                       if (self.mpi) return self.mpi->allGather(sendBuf, recvBuf, sendCount, dataType);
                        return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            std::memcpy(out + p * block + lo, data, hi - lo);
@@ -249,6 +253,7 @@ VNPU_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t 
     const uint32_t rank = c->rank;
     return enqueue(c, stream, {"HcclReduceScatter", "hcom_reduceScatter_", "RING"}, dataType, recvCount,
                    [=](Communicator &self) {
+                       if (self.mpi) return self.mpi->reduceScatter(sendBuf, recvBuf, recvCount, dataType, op);
                        return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            uint64_t from = 0;
@@ -275,6 +280,7 @@ VNPU_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, 
     const OpDescriptor mine = describe(OpKind::Reduce, dataType, op, root, count, bytes);
     auto *out = static_cast<unsigned char *>(recvBuf);
     return enqueue(c, stream, {"HcclReduce", "hcom_reduce_", "RING"}, dataType, count, [=](Communicator &self) {
+        if (self.mpi) return self.mpi->reduce(sendBuf, recvBuf, count, dataType, op, root);
         return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
             if (isRoot) {
                 accumulate(out + lo, data, hi - lo, p, dataType, op);
@@ -300,6 +306,7 @@ VNPU_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCo
     auto *out = static_cast<unsigned char *>(recvBuf);
     return enqueue(c, stream, {"HcclScatter", "hcom_scatter_", "RING"}, dataType, recvCount,
                    [=](Communicator &self) {
+                       if (self.mpi) return self.mpi->scatter(sendBuf, recvBuf, recvCount, dataType, root);
                        return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            uint64_t from = 0;
@@ -331,6 +338,7 @@ VNPU_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, Hcc
     auto *out = static_cast<unsigned char *>(const_cast<void *>(recvBuf));
     return enqueue(c, stream, {"HcclAlltoAll", "hcom_alltoall_", "MESH"}, sendType, sendCount,
                    [=](Communicator &self) {
+                       if (self.mpi) return self.mpi->alltoAll(sendBuf, out, sendCount, sendType);
                        return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            uint64_t from = 0;
@@ -358,6 +366,7 @@ VNPU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
     const OpDescriptor mine = describe(OpKind::Barrier, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 0, 0, 0);
     return enqueue(c, stream, {"HcclBarrier", "hcom_barrier_", "RING"}, HCCL_DATA_TYPE_FP32, 0,
                    [=](Communicator &self) {
+                       if (self.mpi) return self.mpi->barrier();
                        return runRounds(self, mine, nullptr,
                                         [](uint32_t, uint64_t, uint64_t, const unsigned char *) {});
                    });
@@ -371,7 +380,7 @@ VNPU_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType data
     HcclResult rc = checkPointToPoint(comm, sendBuf, count, dataType, destRank, c, bytes);
     if (rc != HCCL_SUCCESS) return rc;
     return enqueue(c, stream, {"HcclSend", "hcom_send_", "P2P"}, dataType, count, [=](Communicator &self) {
-        return self.arena->send(self.rank, destRank, sendBuf, bytes);
+        return self.mpi ? self.mpi->send(sendBuf, bytes, destRank) : self.arena->send(self.rank, destRank, sendBuf, bytes);
     });
 }
 
@@ -383,7 +392,7 @@ VNPU_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType data
     HcclResult rc = checkPointToPoint(comm, recvBuf, count, dataType, srcRank, c, bytes);
     if (rc != HCCL_SUCCESS) return rc;
     return enqueue(c, stream, {"HcclRecv", "hcom_receive_", "P2P"}, dataType, count, [=](Communicator &self) {
-        return self.arena->recv(srcRank, self.rank, recvBuf, bytes);
+        return self.mpi ? self.mpi->recv(recvBuf, bytes, srcRank) : self.arena->recv(srcRank, self.rank, recvBuf, bytes);
     });
 }
 

@@ -15,7 +15,9 @@
 #include "acl/acl.h"
 #include "export.h"
 #include "hccl/hccl.h"
+#include "hccl_rank_table.h"
 #include "runtime.h"
+#include "vnpu/vnpu_hccl.h"
 
 namespace vnpu::hccl {
 namespace {
@@ -29,10 +31,22 @@ struct RootInfoPayload {
     char magic[8];
     char shmName[64];
     char commName[128];
+    uint32_t transport;      // kTransportShm or kTransportMpi: chosen by the root, followed by every rank
+    uint32_t rootWorldRank;  // MPI: the creator's rank in MPI_COMM_WORLD
+    uint32_t sequence;       // MPI: the creator's count of root infos, which tells them apart
 };
+constexpr uint32_t kTransportShm = 0;
+constexpr uint32_t kTransportMpi = 1;
 static_assert(sizeof(RootInfoPayload) <= HCCL_ROOT_INFO_BYTES);
 
 std::atomic<uint32_t> g_commCounter{0};
+std::atomic<uint32_t> g_rootInfoCounter{0};
+std::atomic<uint32_t> g_worldInfoCounter{0};
+std::atomic<uint32_t> g_rankTableCounter{0};
+// MPI root info sequences: those of HcclGetRootInfo below kWorldSequenceBase, those of
+// vnpuHcclGetWorldRootInfo from it, so that the two never meet under the same tag.
+constexpr uint32_t kWorldSequenceBase = 0x1000;
+constexpr uint32_t kRankTableSequenceBase = 0x2000;  // HcclCommInitClusterInfo's, 0x1000 of them
 std::atomic<int32_t> g_deterministic{0};
 
 uint64_t realtimeNs() {
@@ -56,6 +70,28 @@ std::shared_ptr<Arena> makeHeapArena(uint32_t nRanks) {
 int32_t currentDeviceOr(int32_t fallback) {
     int32_t device = 0;
     return aclrtGetDevice(&device) == ACL_SUCCESS ? device : fallback;
+}
+
+// The ranks that share an MPI root info form one MPI communicator.
+HcclResult initOnMpi(const RootInfoPayload &payload, uint32_t nRanks, uint32_t rank, int32_t deviceId,
+                     HcclComm *comm) {
+    MpiTransport *mpi = mpiTransport();
+    if (mpi == nullptr) {
+        return HCCL_E_UNAVAIL;
+    }
+    std::unique_ptr<MpiComm> opened;
+    const HcclResult rc = mpi->open(payload.rootWorldRank, payload.sequence, nRanks, rank, connectTimeoutNs(), opened);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    auto created = std::make_shared<Communicator>();
+    created->mpi = std::move(opened);
+    created->rank = rank;
+    created->rankSize = nRanks;
+    created->deviceId = deviceId;
+    created->name = payload.commName;
+    *comm = communicators().add(std::move(created));
+    return HCCL_SUCCESS;
 }
 
 } // namespace
@@ -126,6 +162,42 @@ VNPU_EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo) {
                   static_cast<unsigned long long>(realtimeNs() % 1000000000000ULL));
     const std::string name = makeCommName();
     std::snprintf(payload.commName, sizeof payload.commName, "%s", name.c_str());
+    if (mpiSelected()) {
+        MpiTransport *mpi = mpiTransport();
+        if (mpi == nullptr) {
+            return HCCL_E_UNAVAIL;
+        }
+        payload.transport = kTransportMpi;
+        payload.rootWorldRank = mpi->worldRank();
+        payload.sequence = g_rootInfoCounter.fetch_add(1) % kWorldSequenceBase;
+    }
+    std::memset(rootInfo->internal, 0, sizeof rootInfo->internal);
+    std::memcpy(rootInfo->internal, &payload, sizeof payload);
+    return HCCL_SUCCESS;
+}
+
+/// vnpu's extension for `mpirun -np N program`: the root info of the communicator of all MPI ranks (rank =
+/// rank in MPI_COMM_WORLD), computed alike on every rank with no exchange; the n-th call of every rank
+/// names the same communicator. HCCL_E_NOT_SUPPORT when the MPI transport is not chosen.
+VNPU_EXPORT HcclResult vnpuHcclGetWorldRootInfo(HcclRootInfo *rootInfo) {
+    if (rootInfo == nullptr) {
+        return HCCL_E_PTR;
+    }
+    if (!mpiSelected()) {
+        return HCCL_E_NOT_SUPPORT;
+    }
+    if (mpiTransport() == nullptr) {
+        return HCCL_E_UNAVAIL;
+    }
+    RootInfoPayload payload{};
+    std::memcpy(payload.magic, kRootInfoMagic, sizeof payload.magic);
+    const uint32_t n = g_worldInfoCounter.fetch_add(1);
+    const char *job = std::getenv("OMPI_MCA_ess_base_jobid");  // the same on every rank of one mpirun
+    std::snprintf(payload.commName, sizeof payload.commName, "127.0.0.1%%lo_%u_world%u_%016llu", 60000U + n % 5000U,
+                  n, job != nullptr ? std::strtoull(job, nullptr, 10) % 10000000000000000ULL : 0ULL);
+    payload.transport = kTransportMpi;
+    payload.rootWorldRank = 0;
+    payload.sequence = kWorldSequenceBase + n % kWorldSequenceBase;
     std::memset(rootInfo->internal, 0, sizeof rootInfo->internal);
     std::memcpy(rootInfo->internal, &payload, sizeof payload);
     return HCCL_SUCCESS;
@@ -144,6 +216,10 @@ VNPU_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo 
     }
     payload.shmName[sizeof payload.shmName - 1] = '\0';
     payload.commName[sizeof payload.commName - 1] = '\0';
+    if (payload.transport == kTransportMpi) {
+        return initOnMpi(payload, nRanks, rank,
+                         currentDeviceOr(static_cast<int32_t>(rank % vnpu::Runtime::get().deviceCount())), comm);
+    }
     std::shared_ptr<Arena> arena;
     bool creator = false;
     HcclResult rc = openSharedArena(payload.shmName, nRanks, arena, creator);
@@ -172,9 +248,57 @@ VNPU_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRoo
     return HcclCommInitRootInfo(nRanks, rootInfo, rank, comm);
 }
 
+// A rank table names its communicator by its content: every rank reads the same file. On MPI, the process
+// of rank_id 0 must be MPI world rank 0 (the members meet there); on shared memory, all ranks are on this
+// host and the table's hash names the arena.
 VNPU_EXPORT HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm) {
-    (void)clusterInfo, (void)rank, (void)comm;
-    return HCCL_E_NOT_SUPPORT;  // rank tables describe real servers; use root info instead
+    if (clusterInfo == nullptr || comm == nullptr) {
+        return HCCL_E_PTR;
+    }
+    RankTable table;
+    std::string error;
+    if (!loadRankTable(clusterInfo, table, error)) {
+        std::fprintf(stderr, "HcclCommInitClusterInfo: rank table %s: %s\n", clusterInfo, error.c_str());
+        return HCCL_E_PARA;
+    }
+    const uint32_t nRanks = static_cast<uint32_t>(table.ranks.size());
+    const int32_t deviceId = rank < nRanks ? table.ranks[rank].deviceId : -1;
+    if (rank >= nRanks || nRanks > kMaxRanks || vnpu::Runtime::get().device(deviceId) == nullptr) {
+        std::fprintf(stderr, "HcclCommInitClusterInfo: rank table %s: rank %u of %u ranks, device %d: out of range\n",
+                     clusterInfo, rank, nRanks, deviceId);
+        return HCCL_E_PARA;
+    }
+    const unsigned long long hash = table.contentHash;
+    RootInfoPayload payload{};
+    std::memcpy(payload.magic, kRootInfoMagic, sizeof payload.magic);
+    std::snprintf(payload.commName, sizeof payload.commName, "127.0.0.1%%lo_%u_rt_%016llx",
+                  60000U + static_cast<unsigned>(hash % 5000U), hash);
+    std::shared_ptr<Communicator> created;
+    if (mpiSelected()) {
+        payload.transport = kTransportMpi;
+        payload.rootWorldRank = 0;
+        payload.sequence = kRankTableSequenceBase + g_rankTableCounter.fetch_add(1) % 0x1000;
+        return initOnMpi(payload, nRanks, rank, deviceId, comm);
+    }
+    std::snprintf(payload.shmName, sizeof payload.shmName, "/vnpu_hccl_rt_%016llx", hash);
+    std::shared_ptr<Arena> arena;
+    bool creator = false;
+    HcclResult rc = openSharedArena(payload.shmName, nRanks, arena, creator);
+    if (rc == HCCL_SUCCESS) {
+        rc = arena->join(rank, connectTimeoutNs());
+        unlinkSharedArena(payload.shmName);
+    }
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    created = std::make_shared<Communicator>();
+    created->arena = std::move(arena);
+    created->rank = rank;
+    created->rankSize = nRanks;
+    created->deviceId = deviceId;
+    created->name = payload.commName;
+    *comm = communicators().add(std::move(created));
+    return HCCL_SUCCESS;
 }
 
 VNPU_EXPORT HcclResult HcclCommDestroy(HcclComm comm) {

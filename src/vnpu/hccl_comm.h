@@ -8,11 +8,13 @@
 
 #include "handle_registry.h"
 #include "hccl_arena.h"
+#include "hccl_mpi.h"
 
 namespace vnpu::hccl {
 
 struct Communicator {
-    std::shared_ptr<Arena> arena;
+    std::shared_ptr<Arena> arena;    // shared-memory transport
+    std::shared_ptr<MpiComm> mpi;    // MPI transport (then arena is null)
     uint32_t rank = 0;
     uint32_t rankSize = 0;
     int32_t deviceId = 0;
