@@ -60,8 +60,12 @@ static inline size_t msptiExtRecordSize(msptiActivityKind kind)
  */
 typedef struct {
     uint64_t produced;  /**< Records accepted while the kind was enabled. */
-    uint64_t delivered; /**< Records written into buffers handed to the complete callback. */
-    uint64_t dropped;   /**< Records lost: buffer declined (NULL), record too large for the buffer, or staging full. */
+    /** Records copied into a client buffer. The buffer reaches the complete callback when it is
+     *  full, at the next flush period, or at msptiActivityFlushAll(); so between flushes this may
+     *  count records the client has not seen yet, and after FlushAll returns it counts exactly the
+     *  records handed back. Records are never counted twice, nor a buffer handed back empty. */
+    uint64_t delivered;
+    uint64_t dropped;   /**< Records lost: buffer declined (NULL, size 0, not 8-byte aligned, smaller than a record), staging full, or the limit of buffers in flight reached. */
 } msptiExtActivityStats;
 
 /**

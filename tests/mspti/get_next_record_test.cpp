@@ -1,4 +1,5 @@
 // msptiActivityGetNextRecord walks from *record (NULL = first), CUPTI-style.
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -89,4 +90,26 @@ TEST(GetNextRecord, TruncatedLastRecordIsNotReturned) {
     msptiActivity *record = nullptr;
     EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 100, &record), MSPTI_SUCCESS);
     EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 100, &record), MSPTI_ERROR_MAX_LIMIT_REACHED);
+}
+
+TEST(GetNextRecord, AHugeValidSizeDoesNotWrapAround) {
+    // buffer + SIZE_MAX wraps around the address space; the walk must still follow the records.
+    Buffer b;
+    Put(b, Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56), MSPTI_ACTIVITY_KIND_KERNEL, 56);
+    for (size_t valid : {SIZE_MAX, SIZE_MAX - 8, SIZE_MAX / 2 + 1}) {
+        msptiActivity *record = nullptr;
+        ASSERT_EQ(msptiActivityGetNextRecord(b.bytes, valid, &record), MSPTI_SUCCESS);
+        EXPECT_EQ(reinterpret_cast<uint8_t *>(record), b.bytes);
+        ASSERT_EQ(msptiActivityGetNextRecord(b.bytes, valid, &record), MSPTI_SUCCESS) << valid;
+        EXPECT_EQ(reinterpret_cast<uint8_t *>(record), b.bytes + 56);
+        // Past the two records the buffer holds zeros: an unknown kind, reported, not a crash.
+        EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, valid, &record), MSPTI_ERROR_INNER);
+    }
+}
+
+TEST(GetNextRecord, ARecordBeforeTheBufferIsRejected) {
+    Buffer b;
+    Put(b, 64, MSPTI_ACTIVITY_KIND_MARKER, 56);
+    auto *before = reinterpret_cast<msptiActivity *>(b.bytes);
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes + 64, SIZE_MAX, &before), MSPTI_ERROR_INVALID_PARAMETER);
 }

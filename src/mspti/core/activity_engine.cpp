@@ -124,7 +124,16 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
         request(&data, &size, &max_records);
         t_in_request = false;
         lock.lock();
-        if (data == nullptr || size == 0) return Obtained::Declined;
+        if (data == nullptr) return Obtained::Declined;
+        if (size == 0 || reinterpret_cast<uintptr_t>(data) % 8 != 0) {
+            // Unusable: records are 8-byte structures written from the buffer's start. The
+            // client still owns the buffer, so it goes back through the complete callback, empty.
+            log(LogLevel::Error, "buffer request callback returned %s buffer %p (size %zu): handed back empty, "
+                "records dropped", size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
+            current_ = ClientBuffer{data, size, 0, 0};
+            retire_current();
+            return Obtained::Declined;
+        }
         spare_.push_back(ClientBuffer{data, size, 0, 0});
         // Another consumer may have installed (and even filled) a buffer while we were unlocked:
         // keep ours for later and let the caller look again.
