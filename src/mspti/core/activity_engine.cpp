@@ -17,7 +17,7 @@ namespace {
 // Set while this thread runs a client callback, so that re-entrant calls behave.
 thread_local int t_in_complete = 0;
 thread_local bool t_in_request = false;
-thread_local bool t_exited = false;
+thread_local bool t_exited = false;  // this thread's staging was retired (it is ending)
 
 // Staging ring size in records (power of two); MSPTI_STAGING_RECORDS overrides.
 uint32_t staging_capacity() {
@@ -33,16 +33,30 @@ uint32_t staging_capacity() {
     return capacity;
 }
 
-// Marks the thread's staging retired when the thread ends; the consumer frees it.
-struct StagingOwner {
-    ThreadStaging *staging = nullptr;
-    ~StagingOwner() {
-        t_exited = true;
-        t_staging = nullptr;
-        if (staging != nullptr) staging->retired.store(true, std::memory_order_release);
-    }
-};
-thread_local StagingOwner t_owner;
+// Capacity of a staging made after the thread's own was retired (a later pthread key
+// destructor recording again): such a thread is about to end, so it gets a small ring.
+constexpr uint32_t kLateStagingCapacity = 64;
+
+// The thread's staging is retired by a pthread key destructor rather than a C++ thread_local
+// destructor: key destructors run after every thread_local destructor, they run again (up to
+// PTHREAD_DESTRUCTOR_ITERATIONS rounds) for a key set by another key's destructor, and they do
+// not run for the main thread at exit(), whose staging therefore stays usable for marks made by
+// atexit handlers and global destructors.
+void retire_staging(void *value) {
+    auto *s = static_cast<ThreadStaging *>(value);
+    if (t_staging == s) t_staging = nullptr;
+    t_exited = true;
+    s->retired.store(true, std::memory_order_release);
+}
+
+pthread_key_t staging_key() {
+    static const pthread_key_t key = [] {
+        pthread_key_t k;
+        if (pthread_key_create(&k, &retire_staging) != 0) std::abort();  // out of keys at load
+        return k;
+    }();
+    return key;
+}
 
 }  // namespace
 
@@ -53,14 +67,17 @@ ActivityEngine &ActivityEngine::instance() {
 }
 
 ThreadStaging *ActivityEngine::register_this_thread() {
-    if (t_exited) return nullptr;
-    auto *s = new ThreadStaging(staging_capacity());
+    pthread_key_t key = staging_key();
+    auto *s = new ThreadStaging(t_exited ? kLateStagingCapacity : staging_capacity());
+    if (pthread_setspecific(key, s) != 0) {
+        delete s;  // nothing would retire it
+        return nullptr;
+    }
     {
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         s->next = stagings_;
         stagings_ = s;
     }
-    t_owner.staging = s;
     t_staging = s;
     return s;
 }

@@ -30,7 +30,8 @@ public:
     bool enabled(int kind) const { return enabled_[kind].load(std::memory_order_relaxed); }
     void set_enabled(int kind, bool on) { enabled_[kind].store(on, std::memory_order_relaxed); }
 
-    // This thread's staging (created on first use); nullptr while the thread is exiting.
+    // This thread's staging (created on first use, also in a thread's exit path); nullptr only if
+    // it could not be registered.
     ThreadStaging *staging() {
         ThreadStaging *s = t_staging;
         return __builtin_expect(s != nullptr, 1) ? s : register_this_thread();
