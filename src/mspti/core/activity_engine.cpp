@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "common/error.h"
+#include "core/buffer_limit.h"
 #include "core/clock.h"
 
 namespace mspti {
@@ -88,15 +89,24 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
     // never runs the complete callback nor waits for another delivery here, so a producer
     // holding a lock the callback needs (a Python GIL, say) cannot deadlock against it. Inside
     // the request callback we cannot ask for a buffer again, so there the record is dropped.
+    // Past the limit of buffers in flight the record is dropped, or, under the lossless policy,
+    // this thread waits (bounded) for the worker to hand a buffer back and tries again.
     if (!t_in_request) {
-        bool completed;
-        {
-            std::unique_lock<std::mutex> lock(consumer_mutex_);
-            drain(lock, s, true);
-            completed = !completed_.empty();
+        for (;;) {
+            bool completed, retry = false;
+            {
+                std::unique_lock<std::mutex> lock(consumer_mutex_);
+                bool blocked = drain(lock, s, true);
+                completed = !completed_.empty();
+                if (blocked && buffer_limit::policy() == MSPTI_EXT_BUFFER_LIMIT_WAIT && t_in_complete == 0) {
+                    if (completed) nudge();
+                    retry = wait_below_limit(lock);
+                }
+            }
+            if (completed) nudge();
+            if (void *slot = s->try_reserve()) return slot;
+            if (!retry) break;
         }
-        if (completed) nudge();
-        if (void *slot = s->try_reserve()) return slot;
     }
     s->count_dropped(kind);
     return nullptr;
@@ -129,19 +139,48 @@ void ActivityEngine::record(const void *bytes) {
 
 // ---- consumer side -------------------------------------------------------------------
 
+bool ActivityEngine::at_limit() const {
+    // Buffers asked for inside a complete callback (a nested flush) are exempt: that thread is
+    // the one handing buffers back, so waiting for one there would never end.
+    return buffers_out_ >= buffer_limit::max_in_flight() && t_in_complete == 0;
+}
+
+bool ActivityEngine::wait_below_limit(std::unique_lock<std::mutex> &lock) {
+    if (wait_stalled_) return false;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(buffer_limit::wait_ms());
+    if (delivered_cv_.wait_until(lock, deadline, [this] { return !at_limit(); })) return true;
+    if (!wait_stalled_)
+        log(LogLevel::Warning, "no client buffer came back within %u ms: dropping records until one does",
+            buffer_limit::wait_ms());
+    wait_stalled_ = true;
+    return false;
+}
+
+void ActivityEngine::limit_changed() {
+    std::lock_guard<std::mutex> lock(consumer_mutex_);
+    wait_stalled_ = false;
+    delivered_cv_.notify_all();
+}
+
 ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need) {
     if (current_.data != nullptr) retire_current();
     if (spare_.empty()) {
         msptiBuffersCallbackRequestFunc request = request_.load(std::memory_order_acquire);
         if (request == nullptr) return Obtained::Declined;
+        if (at_limit()) return Obtained::AtLimit;
         uint8_t *data = nullptr;
         size_t size = 0, max_records = 0;
+        ++buffers_out_;  // counted before asking, so concurrent requests cannot pass the limit
         lock.unlock();
         t_in_request = true;
         request(&data, &size, &max_records);
         t_in_request = false;
         lock.lock();
-        if (data == nullptr) return Obtained::Declined;
+        if (data == nullptr) {
+            --buffers_out_;
+            delivered_cv_.notify_all();
+            return Obtained::Declined;
+        }
         if (size == 0 || reinterpret_cast<uintptr_t>(data) % 8 != 0) {
             // Unusable: records are 8-byte structures written from the buffer's start. The
             // client still owns the buffer, so it goes back through the complete callback, empty.
@@ -187,7 +226,7 @@ void ActivityEngine::assist(ThreadStaging *s) {
     if (worker_needed) nudge();
 }
 
-void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
+bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
     // Delivered counts are summed locally and published once per pass (and before any unlock).
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
@@ -199,7 +238,7 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     for (;;) {
         uint64_t tail = s->read_tail();
         uint64_t head = s->read_head();
-        if (tail == head) return;
+        if (tail == head) return false;
         for (; tail != head; ++tail) {
             const unsigned char *bytes = s->slot(tail);
             int kind;
@@ -208,8 +247,10 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             if (current_.data == nullptr || current_.size - current_.valid < size) {
                 s->release_to(tail);
                 publish();
-                if (!may_obtain) return;
-                if (obtain_buffer(lock, size) == Obtained::Declined) {
+                if (!may_obtain) return false;
+                Obtained obtained = obtain_buffer(lock, size);
+                if (obtained == Obtained::AtLimit) return true;  // records stay staged
+                if (obtained == Obtained::Declined) {
                     // Declined (or too small): drop what this pass holds, counted per kind.
                     uint64_t now_tail = s->read_tail();
                     if (now_tail < head) {
@@ -232,12 +273,14 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     }
 }
 
-void ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
+bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
     // drain() may unlock to ask for a buffer. The list only grows at its head meanwhile, and
     // nothing is unlinked while any walk is in progress, so following `next` stays safe.
     ++active_walks_;
-    for (ThreadStaging *s = stagings_; s != nullptr; s = s->next) drain(lock, s, true);
+    bool blocked = false;
+    for (ThreadStaging *s = stagings_; s != nullptr && !blocked; s = s->next) blocked = drain(lock, s, true);
     if (--active_walks_ == 0) reclaim_retired();
+    return blocked;
 }
 
 void ActivityEngine::reclaim_retired() {
@@ -282,6 +325,8 @@ void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
         --t_in_complete;
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         in_flight_.erase(b.seq);
+        --buffers_out_;
+        wait_stalled_ = false;
         if (b.seq == next_delivery_) {
             ++next_delivery_;
             while (!delivered_early_.empty() && *delivered_early_.begin() == next_delivery_) {
@@ -300,21 +345,33 @@ void ActivityEngine::flush_all() {
         log(LogLevel::Warning, "msptiActivityFlushAll called from the buffer request callback: ignored");
         return;
     }
-    std::vector<ClientBuffer> batch;
+    // At the limit of buffers in flight a flush does not drop: it hands back what is full,
+    // waits for buffers to come back if others are handing them back, and drains on.
     uint64_t last_seq;
-    {
-        std::unique_lock<std::mutex> lock(consumer_mutex_);
-        drain_all(lock);
-        if (current_.data != nullptr) retire_current();
-        for (ClientBuffer &spare : spare_) {
-            current_ = spare;
-            retire_current();
+    for (;;) {
+        std::vector<ClientBuffer> batch;
+        bool blocked;
+        {
+            std::unique_lock<std::mutex> lock(consumer_mutex_);
+            blocked = drain_all(lock);
+            if (!blocked) {
+                if (current_.data != nullptr) retire_current();
+                for (ClientBuffer &spare : spare_) {
+                    current_ = spare;
+                    retire_current();
+                }
+                spare_.clear();
+            }
+            batch = take_completed();
+            last_seq = next_seq_ - 1;
+            if (blocked && batch.empty()) {
+                delivered_cv_.wait(lock, [this] { return !at_limit(); });
+                continue;
+            }
         }
-        spare_.clear();
-        batch = take_completed();
-        last_seq = next_seq_ - 1;
+        deliver(batch);
+        if (!blocked) break;
     }
-    deliver(batch);
     if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
     std::unique_lock<std::mutex> lock(consumer_mutex_);
     delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
@@ -367,9 +424,10 @@ void ActivityEngine::worker_main() {
         uint32_t period = flush_period_ms_.load(std::memory_order_relaxed);
         work_pending_.store(false);  // what producers signal from now on is handled next round
         std::vector<ClientBuffer> batch;
+        bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            drain_all(lock);
+            blocked = drain_all(lock);
             // With a flush period, hand back a partly filled buffer every half period.
             if (period != 0 && Clock::now() >= next_periodic) {
                 if (current_.data != nullptr && current_.valid > 0) retire_current();
@@ -383,6 +441,17 @@ void ActivityEngine::worker_main() {
 
         auto timeout = period != 0 ? std::chrono::milliseconds(period) / 2 : std::chrono::milliseconds(100);
         if (timeout < std::chrono::milliseconds(1)) timeout = std::chrono::milliseconds(1);
+        if (blocked) {
+            // Stopped at the limit with records still staged: go on as soon as a buffer is back
+            // (another thread may be handing them back), rather than sleeping a full period.
+            if (batch.empty()) {
+                std::unique_lock<std::mutex> lock(consumer_mutex_);
+                delivered_cv_.wait_for(lock, timeout, [this] { return !at_limit(); });
+            }
+            std::lock_guard<std::mutex> lock(wake_mutex_);
+            if (stopping_) break;
+            continue;
+        }
         std::unique_lock<std::mutex> lock(wake_mutex_);
         if (stopping_) break;
         worker_sleeping_.store(true);
