@@ -99,7 +99,7 @@ msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBy
     if (*record != nullptr) {
         auto current = reinterpret_cast<uintptr_t>(*record);
         auto start = reinterpret_cast<uintptr_t>(buffer);
-        if (current < start || current - start >= valid)
+        if (current < start || current - start >= valid || valid - (current - start) < sizeof(msptiActivity))
             return fail(MSPTI_ERROR_INVALID_PARAMETER,
                         "msptiActivityGetNextRecord: *record is not inside the buffer's valid bytes");
         int current_kind = kind_at(reinterpret_cast<const uint8_t *>(*record));
