@@ -11,7 +11,8 @@
 #include "mstx/ms_tools_ext.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#include <sanitizer/allocator_interface.h>
+// From the sanitizer runtime, which replaces malloc (gcc ships no header declaring it).
+extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
 using namespace exit_test;
