@@ -202,3 +202,17 @@ TEST(BufferLimit, ALosslessWaitIsBoundedThenRecordsAreDropped) {
     EXPECT_GT(s.dropped, 0u);
     EXPECT_EQ(g_client.records.load(), s.delivered);
 }
+
+TEST(BufferLimit, FlushAllHandsBuffersBackInsteadOfDropping) {
+    // 4 threads x 60 marks stay staged (rings of 64: MSPTI_STAGING_RECORDS for this suite) and
+    // need 4 buffers of 4 KiB; with one buffer allowed, FlushAll delivers them one at a time.
+    ASSERT_EQ(msptiExtActivitySetBufferLimit(1, MSPTI_EXT_BUFFER_LIMIT_DROP, 0), MSPTI_SUCCESS);
+    Start();
+    Produce(4, 60);
+    msptiActivityFlushAll(1);
+    msptiExtActivityStats s = MarkerStats();
+    EXPECT_EQ(s.produced, 240u);
+    EXPECT_EQ(s.dropped, 0u);
+    EXPECT_EQ(g_client.records.load(), 240u);
+    EXPECT_EQ(g_client.max_out.load(), 1);
+}

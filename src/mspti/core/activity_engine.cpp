@@ -145,10 +145,15 @@ bool ActivityEngine::at_limit() const {
     return buffers_out_ >= buffer_limit::max_in_flight() && t_in_complete == 0;
 }
 
+bool ActivityEngine::buffer_available() const {
+    // Below the limit, or another thread has since installed a buffer that may have room.
+    return !at_limit() || current_.data != nullptr || !spare_.empty();
+}
+
 bool ActivityEngine::wait_below_limit(std::unique_lock<std::mutex> &lock) {
     if (wait_stalled_) return false;
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(buffer_limit::wait_ms());
-    if (delivered_cv_.wait_until(lock, deadline, [this] { return !at_limit(); })) return true;
+    if (delivered_cv_.wait_until(lock, deadline, [this] { return buffer_available(); })) return true;
     if (!wait_stalled_)
         log(LogLevel::Warning, "no client buffer came back within %u ms: dropping records until one does",
             buffer_limit::wait_ms());
@@ -191,6 +196,7 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
             return Obtained::Declined;
         }
         spare_.push_back(ClientBuffer{data, size, 0, 0});
+        delivered_cv_.notify_all();  // threads waiting at the limit may use it
         // Another consumer may have installed (and even filled) a buffer while we were unlocked:
         // keep ours for later and let the caller look again.
         if (current_.data != nullptr) return Obtained::Retry;
@@ -365,7 +371,7 @@ void ActivityEngine::flush_all() {
             batch = take_completed();
             last_seq = next_seq_ - 1;
             if (blocked && batch.empty()) {
-                delivered_cv_.wait(lock, [this] { return !at_limit(); });
+                delivered_cv_.wait(lock, [this] { return buffer_available(); });
                 continue;
             }
         }
@@ -446,7 +452,7 @@ void ActivityEngine::worker_main() {
             // (another thread may be handing them back), rather than sleeping a full period.
             if (batch.empty()) {
                 std::unique_lock<std::mutex> lock(consumer_mutex_);
-                delivered_cv_.wait_for(lock, timeout, [this] { return !at_limit(); });
+                delivered_cv_.wait_for(lock, timeout, [this] { return buffer_available(); });
             }
             std::lock_guard<std::mutex> lock(wake_mutex_);
             if (stopping_) break;

@@ -86,6 +86,7 @@ private:
     enum class Obtained { Ready, Retry, Declined, AtLimit };
     Obtained obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
     bool at_limit() const;
+    bool buffer_available() const;
     // A producer under the lossless policy waits for a buffer to come back; false if it gave up.
     bool wait_below_limit(std::unique_lock<std::mutex> &lock);
     void retire_current();
@@ -108,7 +109,7 @@ private:
     uint64_t next_seq_ = 1;
     uint64_t next_delivery_ = 1;        // seq of the next buffer to hand back in order
     std::set<uint64_t> delivered_early_;  // seqs handed back out of order (nested flushes)
-    std::condition_variable delivered_cv_;
+    std::condition_variable delivered_cv_;  // a buffer was handed back, or one became available
     uint64_t retired_produced_[kKindCount] = {};
     uint64_t retired_dropped_[kKindCount] = {};
     std::atomic<uint64_t> delivered_[kKindCount] = {};
