@@ -21,11 +21,13 @@ void Request(uint8_t **buffer, size_t *size, size_t *max_records) {
 }
 
 volatile size_t g_sink;
+size_t g_markers = 0;  // only the first flush, on the fuzzer's thread, reads it
 
 void Complete(uint8_t *buffer, size_t, size_t valid) {
     msptiActivity *record = nullptr;
     while (msptiActivityGetNextRecord(buffer, valid, &record) == MSPTI_SUCCESS) {
         if (record->kind != MSPTI_ACTIVITY_KIND_MARKER) continue;
+        ++g_markers;
         auto *marker = reinterpret_cast<msptiActivityMarker *>(record);
         const char *name = marker->name;
         const char *domain = marker->domain;
@@ -63,6 +65,10 @@ struct Reader {
 bool g_started = [] {
     msptiActivityRegisterCallbacks(&Request, &Complete);
     msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);
+    // The harness is live only if the mstx header found the library: check once.
+    mstxMarkA("harness check", nullptr);
+    msptiActivityFlushAll(1);
+    if (g_markers == 0) std::abort();
     return true;
 }();
 

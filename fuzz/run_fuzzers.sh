@@ -18,11 +18,12 @@ for fuzzer in get_next_record_fuzzer mstx_fuzzer; do
   corpus="$dir/corpus/$fuzzer"
   mkdir -p "$corpus"
   echo "== $fuzzer: ${seconds}s ==" >&2
-  "$dir/bin/$fuzzer" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$dir/crashes/$fuzzer-" 2>&1 | tail -n 25
-  status=${PIPESTATUS[0]}
-  if [ "$status" -ne 0 ]; then
-    echo "$fuzzer failed (exit $status); inputs in $dir/crashes/" >&2
+  log="$dir/$fuzzer.log"
+  if ! "$dir/bin/$fuzzer" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="$dir/crashes/$fuzzer-" >"$log" 2>&1; then
+    tail -n 60 "$log" >&2
+    echo "$fuzzer failed; its log is $log, the input in $dir/crashes/" >&2
     exit 1
   fi
+  grep -E "^Done|peak_rss" "$log" >&2
 done
