@@ -35,7 +35,8 @@ uint32_t staging_capacity() {
 }
 
 // Capacity of a staging made after the thread's own was retired (a later pthread key
-// destructor recording again): such a thread is about to end, so it gets a small ring.
+// destructor recording again): such a thread is about to end, so it gets a small ring. (Only a
+// ring first made in glibc's last destructor round, the 4th, is never retired: 64 slots.)
 constexpr uint32_t kLateStagingCapacity = 64;
 
 // The thread's staging is retired by a pthread key destructor rather than a C++ thread_local
