@@ -60,8 +60,12 @@ static inline size_t msptiExtRecordSize(msptiActivityKind kind)
  */
 typedef struct {
     uint64_t produced;  /**< Records accepted while the kind was enabled. */
-    uint64_t delivered; /**< Records written into buffers handed to the complete callback. */
-    uint64_t dropped;   /**< Records lost: buffer declined (NULL), record too large for the buffer, or staging full. */
+    /** Records copied into a client buffer. The buffer reaches the complete callback when it is
+     *  full, at the next flush period, or at msptiActivityFlushAll(); so between flushes this may
+     *  count records the client has not seen yet, and after FlushAll returns it counts exactly the
+     *  records handed back. Records are never counted twice, nor a buffer handed back empty. */
+    uint64_t delivered;
+    uint64_t dropped;   /**< Records lost: buffer declined (NULL, size 0, not 8-byte aligned, smaller than a record), staging full, or the limit of buffers in flight reached. */
 } msptiExtActivityStats;
 
 /**
@@ -79,6 +83,48 @@ msptiResult msptiExtActivityGetStats(msptiActivityKind kind, msptiExtActivitySta
  * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for a bad kind or NULL dropped.
  */
 msptiResult msptiExtActivityGetNumDroppedRecords(msptiActivityKind kind, uint64_t *dropped);
+
+/** @brief What happens to records when every client buffer allowed in flight is out. */
+typedef enum {
+    /** Records that find no buffer are dropped and counted (per kind, in `dropped`). The default. */
+    MSPTI_EXT_BUFFER_LIMIT_DROP = 0,
+    /** Lossless: a thread whose staging is full waits for a buffer to come back, at most the wait
+     *  bound; past it the record is dropped (counted), and threads stop waiting until a buffer is
+     *  handed back, so a complete callback that never returns cannot stall the program for long.
+     *  Threads inside the request or complete callbacks never wait. */
+    MSPTI_EXT_BUFFER_LIMIT_WAIT = 1
+} msptiExtBufferLimitPolicy;
+
+/**
+ * @brief Limits the client buffers in flight: requested through the request callback and not yet
+ *        handed back through the complete callback.
+ *
+ * This bounds the memory held by buffers to `maxBuffersInFlight` times the client's buffer size,
+ * however fast threads record and however slow the complete callback is. A buffer being filled,
+ * buffers waiting for delivery and the one in the complete callback all count. A flush
+ * (msptiActivityFlushAll) never drops for the limit: it hands buffers back and asks for more.
+ * Buffers requested from inside a complete callback (a nested flush) are not held to the limit.
+ * The environment sets the values at load: MSPTI_MAX_BUFFERS_IN_FLIGHT (default 32),
+ * MSPTI_BUFFER_LIMIT_POLICY (`drop`, the default, or `wait`), MSPTI_BUFFER_WAIT_MS (default 1000).
+ *
+ * @param maxBuffersInFlight 1 .. 1048576.
+ * @param policy MSPTI_EXT_BUFFER_LIMIT_DROP or MSPTI_EXT_BUFFER_LIMIT_WAIT.
+ * @param waitMs Under MSPTI_EXT_BUFFER_LIMIT_WAIT, how long a thread waits for a buffer before
+ *        dropping its record: 0 .. 3600000 ms. Ignored under DROP (but checked).
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for a value out of range (nothing changes).
+ */
+msptiResult msptiExtActivitySetBufferLimit(size_t maxBuffersInFlight, msptiExtBufferLimitPolicy policy,
+                                           uint32_t waitMs);
+
+/**
+ * @brief Reads the limit set by msptiExtActivitySetBufferLimit() or the environment.
+ * @param[out] maxBuffersInFlight Receives the limit (may be NULL).
+ * @param[out] policy Receives the policy (may be NULL).
+ * @param[out] waitMs Receives the wait bound in ms (may be NULL).
+ * @return MSPTI_SUCCESS.
+ */
+msptiResult msptiExtActivityGetBufferLimit(size_t *maxBuffersInFlight, msptiExtBufferLimitPolicy *policy,
+                                           uint32_t *waitMs);
 
 /**
  * @brief Reads this library's version.

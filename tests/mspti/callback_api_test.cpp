@@ -47,6 +47,23 @@ TEST_F(CallbackApi, UnsubscribeRules) {
     }
 }
 
+TEST_F(CallbackApi, AStaleHandleIsRejectedEvenAfterManyCycles) {
+    ASSERT_EQ(msptiSubscribe(&handle_, &Callback, nullptr), MSPTI_SUCCESS);
+    msptiSubscriberHandle stale = handle_;
+    ASSERT_EQ(msptiUnsubscribe(handle_), MSPTI_SUCCESS);
+    // Past the number of recycled subscriber objects, so a handle that is the object's address
+    // would come round again.
+    for (int cycle = 1; cycle <= 200; ++cycle) {
+        ASSERT_EQ(msptiSubscribe(&handle_, &Callback, nullptr), MSPTI_SUCCESS);
+        ASSERT_EQ(msptiEnableDomain(1, stale, MSPTI_CB_DOMAIN_RUNTIME), MSPTI_ERROR_INVALID_PARAMETER) << cycle;
+        ASSERT_EQ(msptiEnableCallback(1, stale, MSPTI_CB_DOMAIN_RUNTIME, 1), MSPTI_ERROR_INVALID_PARAMETER) << cycle;
+        ASSERT_EQ(msptiUnsubscribe(stale), MSPTI_ERROR_INVALID_PARAMETER) << cycle;
+        EXPECT_NE(handle_, stale);
+        ASSERT_EQ(msptiUnsubscribe(handle_), MSPTI_SUCCESS);
+    }
+    handle_ = nullptr;
+}
+
 TEST_F(CallbackApi, EnableWithoutSubscriberIsANoOp) {
     EXPECT_EQ(msptiEnableCallback(1, nullptr, MSPTI_CB_DOMAIN_RUNTIME, MSPTI_CBID_RUNTIME_LAUNCH), MSPTI_SUCCESS);
     EXPECT_EQ(msptiEnableDomain(1, nullptr, MSPTI_CB_DOMAIN_HCCL), MSPTI_SUCCESS);

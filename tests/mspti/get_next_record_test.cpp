@@ -1,4 +1,6 @@
 // msptiActivityGetNextRecord walks from *record (NULL = first), CUPTI-style.
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -89,4 +91,49 @@ TEST(GetNextRecord, TruncatedLastRecordIsNotReturned) {
     msptiActivity *record = nullptr;
     EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 100, &record), MSPTI_SUCCESS);
     EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, 100, &record), MSPTI_ERROR_MAX_LIMIT_REACHED);
+}
+
+TEST(GetNextRecord, AHugeValidSizeDoesNotWrapAround) {
+    // buffer + SIZE_MAX wraps around the address space; the walk must still follow the records.
+    Buffer b;
+    Put(b, Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56), MSPTI_ACTIVITY_KIND_KERNEL, 56);
+    for (size_t valid : {SIZE_MAX, SIZE_MAX - 8, SIZE_MAX / 2 + 1}) {
+        msptiActivity *record = nullptr;
+        ASSERT_EQ(msptiActivityGetNextRecord(b.bytes, valid, &record), MSPTI_SUCCESS);
+        EXPECT_EQ(reinterpret_cast<uint8_t *>(record), b.bytes);
+        ASSERT_EQ(msptiActivityGetNextRecord(b.bytes, valid, &record), MSPTI_SUCCESS) << valid;
+        EXPECT_EQ(reinterpret_cast<uint8_t *>(record), b.bytes + 56);
+        // Past the two records the buffer holds zeros: an unknown kind, reported, not a crash.
+        EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, valid, &record), MSPTI_ERROR_INNER);
+    }
+}
+
+TEST(GetNextRecord, ARecordBeforeTheBufferIsRejected) {
+    Buffer b;
+    Put(b, 64, MSPTI_ACTIVITY_KIND_MARKER, 56);
+    auto *before = reinterpret_cast<msptiActivity *>(b.bytes);
+    EXPECT_EQ(msptiActivityGetNextRecord(b.bytes + 64, SIZE_MAX, &before), MSPTI_ERROR_INVALID_PARAMETER);
+}
+
+TEST(GetNextRecord, ARecordPointerTooCloseToTheEndIsRejected) {
+    // *record inside the valid bytes but with no room for a record header there: the kind must
+    // not be read past the valid bytes (found by the GetNextRecord fuzzer).
+    constexpr size_t kValid = 64;
+    auto *bytes = static_cast<uint8_t *>(std::aligned_alloc(8, kValid));
+    std::memset(bytes, 0, kValid);
+    Buffer b;
+    Put(b, 0, MSPTI_ACTIVITY_KIND_MARKER, 56);
+    std::memcpy(bytes, b.bytes, kValid);
+    auto *near_end = reinterpret_cast<msptiActivity *>(bytes + kValid - 2);
+    EXPECT_EQ(msptiActivityGetNextRecord(bytes, kValid, &near_end), MSPTI_ERROR_INVALID_PARAMETER);
+    std::free(bytes);
+}
+
+TEST(GetNextRecord, AnyKindValueIsReportedNotTrusted) {
+    Buffer b;
+    for (int kind : {0, -1, 13, 0x7fffffff, static_cast<int>(0x80000000u)}) {
+        std::memcpy(b.bytes, &kind, sizeof(kind));
+        msptiActivity *record = nullptr;
+        EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, sizeof(b.bytes), &record), MSPTI_ERROR_INNER) << kind;
+    }
 }

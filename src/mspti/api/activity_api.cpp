@@ -35,6 +35,13 @@ msptiResult check_external_kind(const char *api, msptiExternalCorrelationKind ki
     return MSPTI_SUCCESS;
 }
 
+// A record's kind, read without assuming the client's buffer is aligned.
+int kind_at(const uint8_t *record) {
+    int kind;
+    std::memcpy(&kind, record, sizeof(kind));
+    return kind;
+}
+
 }  // namespace
 
 extern "C" {
@@ -85,25 +92,33 @@ msptiResult msptiActivityDisableMarkerDomain(const char *name) {
 msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, msptiActivity **record) {
     if (buffer == nullptr) return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiActivityGetNextRecord: buffer is NULL");
     if (record == nullptr) return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiActivityGetNextRecord: record is NULL");
+    // Offsets, not pointers, are compared: buffer + validBufferSizeBytes may not be a valid
+    // pointer (a huge size would wrap around the address space).
+    const size_t valid = validBufferSizeBytes;
     size_t offset = 0;
     if (*record != nullptr) {
-        auto *current = reinterpret_cast<uint8_t *>(*record);
-        if (current < buffer || current >= buffer + validBufferSizeBytes)
+        auto current = reinterpret_cast<uintptr_t>(*record);
+        auto start = reinterpret_cast<uintptr_t>(buffer);
+        if (current < start || current - start >= valid || valid - (current - start) < sizeof(msptiActivity))
             return fail(MSPTI_ERROR_INVALID_PARAMETER,
                         "msptiActivityGetNextRecord: *record is not inside the buffer's valid bytes");
-        size_t stride = mspti::record_size((*record)->kind);
+        int current_kind = kind_at(reinterpret_cast<const uint8_t *>(*record));
+        size_t stride = mspti::record_size(current_kind);
         if (stride == 0)
             return fail(MSPTI_ERROR_INNER, "msptiActivityGetNextRecord: the current record has unknown kind %d",
-                        static_cast<int>((*record)->kind));
-        offset = static_cast<size_t>(current - buffer) + stride;
+                        current_kind);
+        offset = static_cast<size_t>(current - start);
+        if (valid - offset <= stride) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+        offset += stride;
     }
-    if (offset + sizeof(msptiActivity) > validBufferSizeBytes) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+    if (valid - offset < sizeof(msptiActivity)) return MSPTI_ERROR_MAX_LIMIT_REACHED;
     auto *next = reinterpret_cast<msptiActivity *>(buffer + offset);
-    size_t size = mspti::record_size(next->kind);
+    int next_kind = kind_at(buffer + offset);
+    size_t size = mspti::record_size(next_kind);
     if (size == 0)
         return fail(MSPTI_ERROR_INNER, "msptiActivityGetNextRecord: record at offset %zu has unknown kind %d", offset,
-                    static_cast<int>(next->kind));
-    if (offset + size > validBufferSizeBytes) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+                    next_kind);
+    if (valid - offset < size) return MSPTI_ERROR_MAX_LIMIT_REACHED;
     *record = next;
     return MSPTI_SUCCESS;
 }

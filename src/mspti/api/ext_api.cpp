@@ -1,6 +1,7 @@
 // Our extensions (mspti_ext.h).
 #include "common/error.h"
 #include "core/activity_engine.h"
+#include "core/buffer_limit.h"
 #include "interpose/interposition.h"
 #include "mspti/mspti_ext.h"
 
@@ -25,6 +26,33 @@ msptiResult msptiExtActivityGetNumDroppedRecords(msptiActivityKind kind, uint64_
     msptiResult result = msptiExtActivityGetStats(kind, &stats);
     if (result == MSPTI_SUCCESS) *dropped = stats.dropped;
     return result;
+}
+
+msptiResult msptiExtActivitySetBufferLimit(size_t maxBuffersInFlight, msptiExtBufferLimitPolicy policy,
+                                           uint32_t waitMs) {
+    namespace limit = mspti::buffer_limit;
+    if (maxBuffersInFlight < 1 || maxBuffersInFlight > limit::kMaxMaxInFlight)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivitySetBufferLimit: maxBuffersInFlight %zu is outside 1..%zu",
+                           maxBuffersInFlight, limit::kMaxMaxInFlight);
+    if (policy != MSPTI_EXT_BUFFER_LIMIT_DROP && policy != MSPTI_EXT_BUFFER_LIMIT_WAIT)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivitySetBufferLimit: policy %d is not DROP (0) or WAIT (1)",
+                           static_cast<int>(policy));
+    if (waitMs > limit::kMaxWaitMs)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivitySetBufferLimit: waitMs %u is above %u", waitMs, limit::kMaxWaitMs);
+    limit::set(maxBuffersInFlight, policy, waitMs);
+    mspti::ActivityEngine::instance().limit_changed();
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityGetBufferLimit(size_t *maxBuffersInFlight, msptiExtBufferLimitPolicy *policy,
+                                           uint32_t *waitMs) {
+    if (maxBuffersInFlight != nullptr) *maxBuffersInFlight = mspti::buffer_limit::max_in_flight();
+    if (policy != nullptr) *policy = mspti::buffer_limit::policy();
+    if (waitMs != nullptr) *waitMs = mspti::buffer_limit::wait_ms();
+    return MSPTI_SUCCESS;
 }
 
 msptiResult msptiExtGetVersion(uint32_t *major, uint32_t *minor, uint32_t *patch) {

@@ -9,10 +9,13 @@ namespace mspti::callback {
 namespace {
 
 // Subscriber objects are recycled round-robin instead of freed, so that a callback racing with
-// msptiUnsubscribe never reads freed memory.
+// msptiUnsubscribe never reads freed memory. The handle given to the client is not the slot's
+// address but a token carrying the subscription's generation, so a handle kept from an earlier
+// subscription never matches a later one that reuses its slot.
 constexpr unsigned kSubscriberSlots = 64;
 msptiSubscriber_st g_slots[kSubscriberSlots];
-unsigned g_next_slot = 0;
+uint64_t g_generation = 0;        // subscriptions so far; guarded by g_mutex
+uintptr_t g_current_token = 0;    // handle of the live subscription (0: none); guarded by g_mutex
 std::atomic<msptiSubscriber_st *> g_current{nullptr};
 std::atomic<uint64_t> g_enabled_ids[MSPTI_CB_DOMAIN_SIZE];
 std::mutex g_mutex;
@@ -20,6 +23,15 @@ std::mutex g_mutex;
 // Defined callback ids per domain (msptiEnableDomain sets exactly these).
 constexpr uint64_t kRuntimeIds = ((1ull << MSPTI_CBID_RUNTIME_SIZE) - 1) & ~1ull;
 constexpr uint64_t kHcclIds = ((1ull << MSPTI_CBID_HCCL_SIZE) - 1) & ~1ull;
+
+// Odd, so it is never the address of an object nor NULL; unique per subscription.
+msptiSubscriberHandle token_handle(uint64_t generation) {
+    return reinterpret_cast<msptiSubscriberHandle>(static_cast<uintptr_t>(generation * 2 + 1));
+}
+
+bool is_current(msptiSubscriberHandle subscriber) {
+    return g_current_token != 0 && reinterpret_cast<uintptr_t>(subscriber) == g_current_token;
+}
 
 void clear_enabled() {
     for (auto &bits : g_enabled_ids) bits.store(0, std::memory_order_relaxed);
@@ -37,7 +49,7 @@ msptiResult check(const char *api, msptiSubscriberHandle subscriber, msptiCallba
         log(LogLevel::Warning, "%s: nobody is subscribed; nothing to enable", api);
         return MSPTI_SUCCESS;
     }
-    if (subscriber != current)
+    if (!is_current(subscriber))
         return fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: %p is not the current subscriber", api,
                     static_cast<void *>(subscriber));
     if (domain != MSPTI_CB_DOMAIN_RUNTIME && domain != MSPTI_CB_DOMAIN_HCCL)
@@ -55,12 +67,15 @@ msptiResult subscribe(msptiSubscriberHandle *subscriber, msptiCallbackFunc callb
     if (g_current.load(std::memory_order_relaxed) != nullptr)
         return fail(MSPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
                     "msptiSubscribe: a subscriber is registered already; call msptiUnsubscribe first");
-    msptiSubscriber_st *slot = &g_slots[g_next_slot++ % kSubscriberSlots];
+    uint64_t generation = ++g_generation;
+    msptiSubscriber_st *slot = &g_slots[generation % kSubscriberSlots];
     slot->callback.store(callback, std::memory_order_relaxed);
     slot->userdata.store(userdata, std::memory_order_relaxed);
     clear_enabled();
     g_current.store(slot, std::memory_order_release);
-    *subscriber = slot;
+    msptiSubscriberHandle handle = token_handle(generation);
+    g_current_token = reinterpret_cast<uintptr_t>(handle);
+    *subscriber = handle;
     return MSPTI_SUCCESS;
 }
 
@@ -68,11 +83,12 @@ msptiResult unsubscribe(msptiSubscriberHandle subscriber) {
     std::lock_guard<std::mutex> lock(g_mutex);
     msptiSubscriber_st *current = g_current.load(std::memory_order_relaxed);
     if (current == nullptr) return MSPTI_SUCCESS;
-    if (subscriber != current)
+    if (!is_current(subscriber))
         return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiUnsubscribe: %p is not the current subscriber",
                     static_cast<void *>(subscriber));
     clear_enabled();
     g_current.store(nullptr, std::memory_order_release);
+    g_current_token = 0;
     return MSPTI_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "common/error.h"
+#include "core/buffer_limit.h"
 #include "core/clock.h"
 
 namespace mspti {
@@ -17,7 +18,7 @@ namespace {
 // Set while this thread runs a client callback, so that re-entrant calls behave.
 thread_local int t_in_complete = 0;
 thread_local bool t_in_request = false;
-thread_local bool t_exited = false;
+thread_local bool t_exited = false;  // this thread's staging was retired (it is ending)
 
 // Staging ring size in records (power of two); MSPTI_STAGING_RECORDS overrides.
 uint32_t staging_capacity() {
@@ -33,16 +34,31 @@ uint32_t staging_capacity() {
     return capacity;
 }
 
-// Marks the thread's staging retired when the thread ends; the consumer frees it.
-struct StagingOwner {
-    ThreadStaging *staging = nullptr;
-    ~StagingOwner() {
-        t_exited = true;
-        t_staging = nullptr;
-        if (staging != nullptr) staging->retired.store(true, std::memory_order_release);
-    }
-};
-thread_local StagingOwner t_owner;
+// Capacity of a staging made after the thread's own was retired (a later pthread key
+// destructor recording again): such a thread is about to end, so it gets a small ring. (Only a
+// ring first made in glibc's last destructor round, the 4th, is never retired: 64 slots.)
+constexpr uint32_t kLateStagingCapacity = 64;
+
+// The thread's staging is retired by a pthread key destructor rather than a C++ thread_local
+// destructor: key destructors run after every thread_local destructor, they run again (up to
+// PTHREAD_DESTRUCTOR_ITERATIONS rounds) for a key set by another key's destructor, and they do
+// not run for the main thread at exit(), whose staging therefore stays usable for marks made by
+// atexit handlers and global destructors.
+void retire_staging(void *value) {
+    auto *s = static_cast<ThreadStaging *>(value);
+    if (t_staging == s) t_staging = nullptr;
+    t_exited = true;
+    s->retired.store(true, std::memory_order_release);
+}
+
+pthread_key_t staging_key() {
+    static const pthread_key_t key = [] {
+        pthread_key_t k;
+        if (pthread_key_create(&k, &retire_staging) != 0) std::abort();  // out of keys at load
+        return k;
+    }();
+    return key;
+}
 
 }  // namespace
 
@@ -53,14 +69,17 @@ ActivityEngine &ActivityEngine::instance() {
 }
 
 ThreadStaging *ActivityEngine::register_this_thread() {
-    if (t_exited) return nullptr;
-    auto *s = new ThreadStaging(staging_capacity());
+    pthread_key_t key = staging_key();
+    auto *s = new ThreadStaging(t_exited ? kLateStagingCapacity : staging_capacity());
+    if (pthread_setspecific(key, s) != 0) {
+        delete s;  // nothing would retire it
+        return nullptr;
+    }
     {
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         s->next = stagings_;
         stagings_ = s;
     }
-    t_owner.staging = s;
     t_staging = s;
     return s;
 }
@@ -71,15 +90,24 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
     // never runs the complete callback nor waits for another delivery here, so a producer
     // holding a lock the callback needs (a Python GIL, say) cannot deadlock against it. Inside
     // the request callback we cannot ask for a buffer again, so there the record is dropped.
+    // Past the limit of buffers in flight the record is dropped, or, under the lossless policy,
+    // this thread waits (bounded) for the worker to hand a buffer back and tries again.
     if (!t_in_request) {
-        bool completed;
-        {
-            std::unique_lock<std::mutex> lock(consumer_mutex_);
-            drain(lock, s, true);
-            completed = !completed_.empty();
+        for (;;) {
+            bool completed, retry = false;
+            {
+                std::unique_lock<std::mutex> lock(consumer_mutex_);
+                bool blocked = drain(lock, s, true);
+                completed = !completed_.empty();
+                if (blocked && buffer_limit::policy() == MSPTI_EXT_BUFFER_LIMIT_WAIT && t_in_complete == 0) {
+                    if (completed) nudge();
+                    retry = wait_below_limit(lock);
+                }
+            }
+            if (completed) nudge();
+            if (void *slot = s->try_reserve()) return slot;
+            if (!retry) break;
         }
-        if (completed) nudge();
-        if (void *slot = s->try_reserve()) return slot;
     }
     s->count_dropped(kind);
     return nullptr;
@@ -112,20 +140,64 @@ void ActivityEngine::record(const void *bytes) {
 
 // ---- consumer side -------------------------------------------------------------------
 
+bool ActivityEngine::at_limit() const {
+    // Buffers asked for inside a complete callback (a nested flush) are exempt: that thread is
+    // the one handing buffers back, so waiting for one there would never end.
+    return buffers_out_ >= buffer_limit::max_in_flight() && t_in_complete == 0;
+}
+
+bool ActivityEngine::buffer_available() const {
+    // Below the limit, or another thread has since installed a buffer that may have room.
+    return !at_limit() || current_.data != nullptr || !spare_.empty();
+}
+
+bool ActivityEngine::wait_below_limit(std::unique_lock<std::mutex> &lock) {
+    if (wait_stalled_) return false;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(buffer_limit::wait_ms());
+    if (delivered_cv_.wait_until(lock, deadline, [this] { return buffer_available(); })) return true;
+    if (!wait_stalled_)
+        log(LogLevel::Warning, "no client buffer came back within %u ms: dropping records until one does",
+            buffer_limit::wait_ms());
+    wait_stalled_ = true;
+    return false;
+}
+
+void ActivityEngine::limit_changed() {
+    std::lock_guard<std::mutex> lock(consumer_mutex_);
+    wait_stalled_ = false;
+    delivered_cv_.notify_all();
+}
+
 ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need) {
     if (current_.data != nullptr) retire_current();
     if (spare_.empty()) {
         msptiBuffersCallbackRequestFunc request = request_.load(std::memory_order_acquire);
         if (request == nullptr) return Obtained::Declined;
+        if (at_limit()) return Obtained::AtLimit;
         uint8_t *data = nullptr;
         size_t size = 0, max_records = 0;
+        ++buffers_out_;  // counted before asking, so concurrent requests cannot pass the limit
         lock.unlock();
         t_in_request = true;
         request(&data, &size, &max_records);
         t_in_request = false;
         lock.lock();
-        if (data == nullptr || size == 0) return Obtained::Declined;
+        if (data == nullptr) {
+            --buffers_out_;
+            delivered_cv_.notify_all();
+            return Obtained::Declined;
+        }
+        if (size == 0 || reinterpret_cast<uintptr_t>(data) % 8 != 0) {
+            // Unusable: records are 8-byte structures written from the buffer's start. The
+            // client still owns the buffer, so it goes back through the complete callback, empty.
+            log(LogLevel::Error, "buffer request callback returned %s buffer %p (size %zu): handed back empty, "
+                "records dropped", size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
+            current_ = ClientBuffer{data, size, 0, 0};
+            retire_current();
+            return Obtained::Declined;
+        }
         spare_.push_back(ClientBuffer{data, size, 0, 0});
+        delivered_cv_.notify_all();  // threads waiting at the limit may use it
         // Another consumer may have installed (and even filled) a buffer while we were unlocked:
         // keep ours for later and let the caller look again.
         if (current_.data != nullptr) return Obtained::Retry;
@@ -161,7 +233,7 @@ void ActivityEngine::assist(ThreadStaging *s) {
     if (worker_needed) nudge();
 }
 
-void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
+bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
     // Delivered counts are summed locally and published once per pass (and before any unlock).
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
@@ -173,7 +245,7 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     for (;;) {
         uint64_t tail = s->read_tail();
         uint64_t head = s->read_head();
-        if (tail == head) return;
+        if (tail == head) return false;
         for (; tail != head; ++tail) {
             const unsigned char *bytes = s->slot(tail);
             int kind;
@@ -182,8 +254,10 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             if (current_.data == nullptr || current_.size - current_.valid < size) {
                 s->release_to(tail);
                 publish();
-                if (!may_obtain) return;
-                if (obtain_buffer(lock, size) == Obtained::Declined) {
+                if (!may_obtain) return false;
+                Obtained obtained = obtain_buffer(lock, size);
+                if (obtained == Obtained::AtLimit) return true;  // records stay staged
+                if (obtained == Obtained::Declined) {
                     // Declined (or too small): drop what this pass holds, counted per kind.
                     uint64_t now_tail = s->read_tail();
                     if (now_tail < head) {
@@ -206,12 +280,14 @@ void ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     }
 }
 
-void ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
+bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
     // drain() may unlock to ask for a buffer. The list only grows at its head meanwhile, and
     // nothing is unlinked while any walk is in progress, so following `next` stays safe.
     ++active_walks_;
-    for (ThreadStaging *s = stagings_; s != nullptr; s = s->next) drain(lock, s, true);
+    bool blocked = false;
+    for (ThreadStaging *s = stagings_; s != nullptr && !blocked; s = s->next) blocked = drain(lock, s, true);
     if (--active_walks_ == 0) reclaim_retired();
+    return blocked;
 }
 
 void ActivityEngine::reclaim_retired() {
@@ -256,6 +332,8 @@ void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
         --t_in_complete;
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         in_flight_.erase(b.seq);
+        --buffers_out_;
+        wait_stalled_ = false;
         if (b.seq == next_delivery_) {
             ++next_delivery_;
             while (!delivered_early_.empty() && *delivered_early_.begin() == next_delivery_) {
@@ -274,21 +352,33 @@ void ActivityEngine::flush_all() {
         log(LogLevel::Warning, "msptiActivityFlushAll called from the buffer request callback: ignored");
         return;
     }
-    std::vector<ClientBuffer> batch;
+    // At the limit of buffers in flight a flush does not drop: it hands back what is full,
+    // waits for buffers to come back if others are handing them back, and drains on.
     uint64_t last_seq;
-    {
-        std::unique_lock<std::mutex> lock(consumer_mutex_);
-        drain_all(lock);
-        if (current_.data != nullptr) retire_current();
-        for (ClientBuffer &spare : spare_) {
-            current_ = spare;
-            retire_current();
+    for (;;) {
+        std::vector<ClientBuffer> batch;
+        bool blocked;
+        {
+            std::unique_lock<std::mutex> lock(consumer_mutex_);
+            blocked = drain_all(lock);
+            if (!blocked) {
+                if (current_.data != nullptr) retire_current();
+                for (ClientBuffer &spare : spare_) {
+                    current_ = spare;
+                    retire_current();
+                }
+                spare_.clear();
+            }
+            batch = take_completed();
+            last_seq = next_seq_ - 1;
+            if (blocked && batch.empty()) {
+                delivered_cv_.wait(lock, [this] { return buffer_available(); });
+                continue;
+            }
         }
-        spare_.clear();
-        batch = take_completed();
-        last_seq = next_seq_ - 1;
+        deliver(batch);
+        if (!blocked) break;
     }
-    deliver(batch);
     if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
     std::unique_lock<std::mutex> lock(consumer_mutex_);
     delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
@@ -341,9 +431,10 @@ void ActivityEngine::worker_main() {
         uint32_t period = flush_period_ms_.load(std::memory_order_relaxed);
         work_pending_.store(false);  // what producers signal from now on is handled next round
         std::vector<ClientBuffer> batch;
+        bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            drain_all(lock);
+            blocked = drain_all(lock);
             // With a flush period, hand back a partly filled buffer every half period.
             if (period != 0 && Clock::now() >= next_periodic) {
                 if (current_.data != nullptr && current_.valid > 0) retire_current();
@@ -357,6 +448,17 @@ void ActivityEngine::worker_main() {
 
         auto timeout = period != 0 ? std::chrono::milliseconds(period) / 2 : std::chrono::milliseconds(100);
         if (timeout < std::chrono::milliseconds(1)) timeout = std::chrono::milliseconds(1);
+        if (blocked) {
+            // Stopped at the limit with records still staged: go on as soon as a buffer is back
+            // (another thread may be handing them back), rather than sleeping a full period.
+            if (batch.empty()) {
+                std::unique_lock<std::mutex> lock(consumer_mutex_);
+                delivered_cv_.wait_for(lock, timeout, [this] { return buffer_available(); });
+            }
+            std::lock_guard<std::mutex> lock(wake_mutex_);
+            if (stopping_) break;
+            continue;
+        }
         std::unique_lock<std::mutex> lock(wake_mutex_);
         if (stopping_) break;
         worker_sleeping_.store(true);

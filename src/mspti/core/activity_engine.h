@@ -30,7 +30,8 @@ public:
     bool enabled(int kind) const { return enabled_[kind].load(std::memory_order_relaxed); }
     void set_enabled(int kind, bool on) { enabled_[kind].store(on, std::memory_order_relaxed); }
 
-    // This thread's staging (created on first use); nullptr while the thread is exiting.
+    // This thread's staging (created on first use, also in a thread's exit path); nullptr only if
+    // it could not be registered.
     ThreadStaging *staging() {
         ThreadStaging *s = t_staging;
         return __builtin_expect(s != nullptr, 1) ? s : register_this_thread();
@@ -57,6 +58,8 @@ public:
     void flush_all();
     void set_flush_period(uint32_t ms);
     void stats(int kind, msptiExtActivityStats *out);
+    // The limit on buffers in flight changed: threads waiting for it look again.
+    void limit_changed();
 
     // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
     void shutdown();
@@ -75,12 +78,17 @@ private:
     void nudge();
     void assist(ThreadStaging *s);
 
-    // Consumer side; each takes the consumer lock held by `lock`.
-    void drain_all(std::unique_lock<std::mutex> &lock);
-    void drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain);
+    // Consumer side; each takes the consumer lock held by `lock`. drain and drain_all return
+    // true when they stopped at the limit of buffers in flight, leaving records staged.
+    bool drain_all(std::unique_lock<std::mutex> &lock);
+    bool drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain);
     // Makes a client buffer with room for `need` bytes current; may unlock to ask the client.
-    enum class Obtained { Ready, Retry, Declined };
+    enum class Obtained { Ready, Retry, Declined, AtLimit };
     Obtained obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
+    bool at_limit() const;
+    bool buffer_available() const;
+    // A producer under the lossless policy waits for a buffer to come back; false if it gave up.
+    bool wait_below_limit(std::unique_lock<std::mutex> &lock);
     void retire_current();
     void reclaim_retired();
     std::vector<ClientBuffer> take_completed();
@@ -96,10 +104,12 @@ private:
     std::vector<ClientBuffer> spare_;
     std::vector<ClientBuffer> completed_;
     std::set<uint64_t> in_flight_;
+    size_t buffers_out_ = 0;        // requested from the client, not yet back from complete
+    bool wait_stalled_ = false;     // a lossless wait timed out; no waiting until a buffer is back
     uint64_t next_seq_ = 1;
     uint64_t next_delivery_ = 1;        // seq of the next buffer to hand back in order
     std::set<uint64_t> delivered_early_;  // seqs handed back out of order (nested flushes)
-    std::condition_variable delivered_cv_;
+    std::condition_variable delivered_cv_;  // a buffer was handed back, or one became available
     uint64_t retired_produced_[kKindCount] = {};
     uint64_t retired_dropped_[kKindCount] = {};
     std::atomic<uint64_t> delivered_[kKindCount] = {};
