@@ -15,25 +15,20 @@ already there (``LD_PRELOAD=libmspti.so``, which HCCL data needs).
 """
 
 from ._loader import native as _native  # noqa: F401  (loads libmspti and the extension)
-from .activity_data import (CommunicationData, HcclData, KernelData, MarkerData, MsptiObjectId,
-                            RangeMarkerData)
+from .activity_data import __all__ as _RECORDS
+from .activity_data import *  # noqa: F401,F403  (KernelData, ...: generated from schema/records.py)
 from .constant import (MsptiActivityFlag, MsptiActivityKind, MsptiActivitySourceKind,
                        MsptiCommunicationDataType, MsptiResult)
+from .monitor._kinds import MONITORS as _MONITORS
+from .monitor._kinds import *  # noqa: F401,F403  (KernelMonitor, KernelCallback, ...: generated)
 from .monitor.base_monitor import MonitorStats
-from .monitor.communication_monitor import CommunicationMonitor
-from .monitor.hccl_monitor import HcclMonitor
-from .monitor.kernel_monitor import KernelMonitor
 from .monitor.mstx_monitor import MstxMonitor
 from . import batch, mstx  # noqa: E402
 
 # The native callback interfaces, for subclassing instead of passing a function.
-KernelCallback = _native.KernelCallback
-HcclCallback = _native.HcclCallback
-CommunicationCallback = _native.CommunicationCallback
 MarkCallback = _native.MarkCallback
 RangeCallback = _native.RangeCallback
 BatchCallback = _native.BatchCallback
 
-__all__ = ["KernelMonitor", "KernelData", "MstxMonitor", "MarkerData", "RangeMarkerData", "HcclMonitor",
-           "HcclData", "CommunicationMonitor", "CommunicationData", "MsptiObjectId", "MsptiResult",
-           "MsptiActivityKind", "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"]
+__all__ = [*_MONITORS, "MstxMonitor", *_RECORDS, "MsptiResult", "MsptiActivityKind",
+           "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"]

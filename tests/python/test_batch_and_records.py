@@ -27,7 +27,19 @@ def test_public_names_are_the_15_of_the_spec():
 def test_enum_values_match_the_cpp_header(enum_name):
     enum = getattr(mspti, enum_name)
     native_values = {k[len(enum_name) + 1:]: v for k, v in vars(native).items() if k.startswith(enum_name + "_")}
-    assert {m.name: int(m) for m in enum} == native_values
+    assert {m.name: m.value for m in enum} == native_values
+
+
+def test_enums_print_by_name_and_are_not_ints_as_in_mspti():
+    # msPTI's package uses plain Enum: print(monitor.start(cb)) shows the name, and a result never
+    # equals an int.
+    r = KernelMonitor().set_buffer_size(8)
+    assert str(r) == "MsptiResult.MSPTI_SUCCESS" and f"{r}" == str(r) and format(r, "") == str(r)
+    assert repr(r) == "<MsptiResult.MSPTI_SUCCESS: 0>"
+    assert r == OK and r != 0 and r.value == 0
+    fp16 = mspti.MsptiCommunicationDataType.MSPTI_ACTIVITY_COMMUNICATION_FP16
+    assert str(fp16) == "MsptiCommunicationDataType.MSPTI_ACTIVITY_COMMUNICATION_FP16" and fp16 != 3
+    assert mspti.MsptiCommunicationDataType(3) is fp16
 
 
 # Offsets pinned by tests/mspti/record_layout_test.cpp (packed msPTI records).
@@ -123,5 +135,6 @@ def test_mstx_decorator_nested_and_domain():
     with d.range("dr", vnpu.current_stream()):
         pass
     m.stop()
-    host = [(r.name, r.domain) for r in ranges if r.source_kind == 0]
+    host_kind = MsptiActivitySourceKind.MSPTI_ACTIVITY_SOURCE_KIND_HOST
+    host = [(r.name, r.domain) for r in ranges if r.source_kind is host_kind]
     assert host == [("inner", "default"), ("outer", "default")] * 2 + [("dr", "dom")]
