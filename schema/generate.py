@@ -610,7 +610,9 @@ public final class {r.name} {{"""]
             else:
                 jparams.append(f"{java_type(f)} {n}")
                 jargs.append(n)
-        out.append(f"    /** Built by the JNI layer: enums as their C values, object ids flattened. */\n"
+        flattened = any(base(f) == "object_id" for f in fields)
+        how = "enums as their C values" + (", object ids flattened" if flattened else "")
+        out.append(f"    /** Built by the JNI layer: {how}. */\n"
                    f"    {r.name}({', '.join(jparams)}) {{\n        this({', '.join(jargs)});\n    }}\n")
     for f in fields:
         n = jn[f.name]

@@ -200,7 +200,7 @@ RECORDS = [
                Field("thread_id", "u32", "Calling thread.", c="pt.threadId", off=24),
                Field("correlation_id", "u64", "Equals the correlation id of the kernels the call launched.",
                      c="correlationId", off=28),
-               Field("name", "str", "API name, e.g. \"aclnnAdd\".", c="name", off=36),
+               Field("name", "str", "API name, e.g. \"aclnnAdd_AddAiCore_Add\".", c="name", off=36),
            ]),
     Record("MarkerData", "One marker record: a mark, or one end of a range, on the host or a device.",
            kind="MARKER", c_struct="msptiActivityMarker", size=56,
