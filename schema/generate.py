@@ -161,7 +161,8 @@ namespace mspti {{
         out.append(f"/** @brief {r.doc} */\nstruct {r.name} {{")
         for f in r.fields:
             out.append(f"    {cpp_type(f)} {f.name}{cpp_default(r, f)}; /**< {text(f)} */")
-        out.append(f"    /** @brief Field-wise equality. */\n    bool operator==(const {r.name} &other) const = default;")
+        out.append("    /** @brief Field-wise equality. */")
+        out.append(f"    bool operator==(const {r.name} &other) const = default;")
         out.append("};\n")
     out.append("}  // namespace mspti\n\n#endif  // MSPTI_MONITOR_RECORDS_H\n")
     return "\n".join(out)
@@ -268,7 +269,8 @@ bool visit_simple_kind(int kind, F &&f) {
     switch (kind) {""")
     for r in SIMPLE:
         out.append(f"    case {kind_const(r.kind)}:\n"
-                   f"        f.template operator()<{r.c_struct}, {r.name}, {r.monitor.callback}>();\n        return true;")
+                   f"        f.template operator()<{r.c_struct}, {r.name}, {r.monitor.callback}>();\n"
+                   "        return true;")
     out.append("    default:\n        return false;\n    }\n}\n\n}  // namespace mspti::detail\n")
     return "\n".join(out)
 
@@ -330,7 +332,8 @@ def gen_swig_java():
 
 
 def gen_py_ids():
-    out = [f"// {HEADER}\n// Indices of the Python classes mspti.native builds records from (py_records.h).\n#pragma once\n",
+    out = [f"// {HEADER}\n// Indices of the Python classes mspti.native builds records from (py_records.h).\n"
+           "#pragma once\n",
            "namespace mspti_py {\n", "enum RecordClass {"]
     out += [f"    k{r.name}," for r in RECORDS]
     out.append("    kRecordClassCount\n};\ninline const char *const kRecordClassNames[] = {"
@@ -409,7 +412,8 @@ def gen_java_records():
     for r in RECORDS:
         strs = [f for f in r.fields if base(f) == "str"]
         assert len(strs) <= 3, "java_glue.h's Strings holds 3 strings per record"
-        out.append(f"inline jobject to_java(JNIEnv *env, const mspti::{r.name} &d) {{\n    const JavaTypes &t = types();")
+        out.append(f"inline jobject to_java(JNIEnv *env, const mspti::{r.name} &d) {{")
+        out.append("    const JavaTypes &t = types();")
         if strs:
             out.append("    Strings s(env);")
             out.append("    jstring " + ", ".join(f"s_{f.name} = s.add(d.{f.name})" for f in strs) + ";")
@@ -616,7 +620,8 @@ public final class {r.name} {{"""]
                    f"    {r.name}({', '.join(jparams)}) {{\n        this({', '.join(jargs)});\n    }}\n")
     for f in fields:
         n = jn[f.name]
-        out.append(f"    /** {javadoc(text(f))} */\n    public {java_type(f)} get{n[0].upper() + n[1:]}() {{ return {n}; }}\n")
+        getter = "get" + n[0].upper() + n[1:]
+        out.append(f"    /** {javadoc(text(f))} */\n    public {java_type(f)} {getter}() {{ return {n}; }}\n")
     eqs = []
     for f in fields:
         n = jn[f.name]
