@@ -3,6 +3,8 @@
  * language-neutral. A language module %includes this after its own typemaps.
  *
  * - Directors on the callback interfaces, so that target-language objects can implement them.
+ * - The enums, records and per-kind monitors come from generated headers (schema/records.py);
+ *   schema.i lists their directors and ignores. SWIG does not follow #include, hence the %includes.
  * - The std::function overloads are C++ conveniences: ignored (callables are wrapped into
  *   directors by each language's package instead).
  * - DeliveryThreadHooks / CallbackErrorReported are for the binding's own glue, not for users.
@@ -16,16 +18,13 @@
 %include <stdint.i>
 %include <std_string.i>
 
-%feature("director") mspti::KernelCallback;
-%feature("director") mspti::HcclCallback;
-%feature("director") mspti::CommunicationCallback;
+/* Directors, ignores and operator== of the generated kinds and records (schema/records.py). */
+%include "schema.i"
+
 %feature("director") mspti::MarkCallback;
 %feature("director") mspti::RangeCallback;
 %feature("director") mspti::BatchCallback;
 
-%ignore mspti::KernelMonitor::start(std::function<void(const KernelData &)>);
-%ignore mspti::HcclMonitor::start(std::function<void(const HcclData &)>);
-%ignore mspti::CommunicationMonitor::start(std::function<void(const CommunicationData &)>);
 %ignore mspti::MstxMonitor::start(std::function<void(const MarkerData &)>, std::function<void(const RangeMarkerData &)>);
 
 %ignore mspti::DeliveryThreadHooks;
@@ -34,13 +33,7 @@
 %ignore mspti::detail::MonitorCore;
 %ignore mspti::RecordBatch::data;
 
-/* Value types are compared in the target language; C++ operator== is not needed there. */
-%ignore mspti::MsptiObjectId::operator==;
-%ignore mspti::KernelData::operator==;
-%ignore mspti::HcclData::operator==;
-%ignore mspti::CommunicationData::operator==;
-%ignore mspti::MarkerData::operator==;
-%ignore mspti::RangeMarkerData::operator==;
-
+%include "mspti/monitor_records.h"
 %include "mspti/monitor_types.h"
 %include "mspti/monitor.h"
+%include "mspti/monitor_kinds.h"

@@ -15,7 +15,7 @@ import sys
 import time
 import timeit
 
-from mspti import MstxMonitor, mstx
+from mspti import MsptiResult, MstxMonitor, mstx
 
 REPEATS = 5
 
@@ -23,7 +23,7 @@ REPEATS = 5
 def delivery_rate(records, start):
     m = MstxMonitor()
     m.set_buffer_size(256)
-    assert start(m) == 0
+    assert start(m) == MsptiResult.MSPTI_SUCCESS
     mark = mstx.mark
     for _ in range(records):
         mark("bench")

@@ -28,30 +28,6 @@ namespace detail {
 class MonitorCore;
 }
 
-/** @brief Receives KernelData, one record per call. Subclass it (SWIG directors do). */
-class KernelCallback {
-public:
-    virtual ~KernelCallback() = default;
-    /** @brief Called once per kernel record. */
-    virtual void on_record(const KernelData &data) = 0;
-};
-
-/** @brief Receives HcclData, one record per call. */
-class HcclCallback {
-public:
-    virtual ~HcclCallback() = default;
-    /** @brief Called once per HCCL record. */
-    virtual void on_record(const HcclData &data) = 0;
-};
-
-/** @brief Receives CommunicationData, one record per call. */
-class CommunicationCallback {
-public:
-    virtual ~CommunicationCallback() = default;
-    /** @brief Called once per communication record. */
-    virtual void on_record(const CommunicationData &data) = 0;
-};
-
 /** @brief Receives instantaneous markers (host and device records alike). */
 class MarkCallback {
 public:
@@ -183,48 +159,6 @@ protected:
     std::unique_ptr<detail::MonitorCore> core_;
 };
 
-/** @brief Collects KernelData (KERNEL records). */
-class KernelMonitor : public Monitor {
-public:
-    KernelMonitor();
-    /**
-     * @brief Starts delivering kernel records to `callback`, which must outlive stop().
-     *        On a running monitor it switches to `callback` (as msPTI does): records of buffers
-     *        delivered after the call go to the new callback; once it returns (called from any
-     *        thread but the delivery thread) the old callback is no longer called.
-     * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is NULL (nothing changes).
-     */
-    MsptiResult start(KernelCallback *callback);
-    /** @brief Starts delivering blocks of msptiActivityKernel records to `callback` (switches a running monitor). */
-    MsptiResult start_batch(BatchCallback *callback);
-    /** @brief Starts delivering to a function (C++ convenience). */
-    MsptiResult start(std::function<void(const KernelData &)> callback);
-};
-
-/** @brief Collects HcclData (HCCL records; needs libmspti.so interposing the runtime). */
-class HcclMonitor : public Monitor {
-public:
-    HcclMonitor();
-    /** @brief As KernelMonitor::start(); MSPTI_ERROR_WITHOUT_LD_PRELOAD without interposition. */
-    MsptiResult start(HcclCallback *callback);
-    /** @brief Starts delivering blocks of msptiActivityHccl records to `callback`. */
-    MsptiResult start_batch(BatchCallback *callback);
-    /** @brief Starts delivering to a function (C++ convenience). */
-    MsptiResult start(std::function<void(const HcclData &)> callback);
-};
-
-/** @brief Collects CommunicationData (COMMUNICATION records). */
-class CommunicationMonitor : public Monitor {
-public:
-    CommunicationMonitor();
-    /** @brief As KernelMonitor::start(). */
-    MsptiResult start(CommunicationCallback *callback);
-    /** @brief Starts delivering blocks of msptiActivityCommunication records to `callback`. */
-    MsptiResult start_batch(BatchCallback *callback);
-    /** @brief Starts delivering to a function (C++ convenience). */
-    MsptiResult start(std::function<void(const CommunicationData &)> callback);
-};
-
 /** @brief Collects mstx markers: marks to one callback, paired ranges to another. */
 class MstxMonitor : public Monitor {
 public:
@@ -256,5 +190,9 @@ public:
 };
 
 }  // namespace mspti
+
+// KernelMonitor and the other monitors that deliver one record per call, with their callback
+// interfaces: generated from the record schema (schema/records.py).
+#include "mspti/monitor_kinds.h"
 
 #endif  // MSPTI_MONITOR_H

@@ -18,21 +18,18 @@ import ctypes as _ctypes
 
 from . import _loader
 from ._loader import native as _native  # noqa: F401  (loads libmspti and the extension)
-from .activity_data import (CommunicationData, HcclData, KernelData, MarkerData, MsptiObjectId,
-                            RangeMarkerData)
+from .activity_data import __all__ as _RECORDS
+from .activity_data import *  # noqa: F401,F403  (KernelData, ...: generated from schema/records.py)
 from .constant import (MsptiActivityFlag, MsptiActivityKind, MsptiActivitySourceKind,
                        MsptiCommunicationDataType, MsptiResult)
+from .monitor._kinds import CALLBACKS as _CALLBACKS
+from .monitor._kinds import MONITORS as _MONITORS
+from .monitor._kinds import *  # noqa: F401,F403  (KernelMonitor, KernelCallback, ...: generated)
 from .monitor.base_monitor import MonitorStats
-from .monitor.communication_monitor import CommunicationMonitor
-from .monitor.hccl_monitor import HcclMonitor
-from .monitor.kernel_monitor import KernelMonitor
 from .monitor.mstx_monitor import MstxMonitor
 from . import batch, mstx  # noqa: E402
 
 # The native callback interfaces, for subclassing instead of passing a function.
-KernelCallback = _native.KernelCallback
-HcclCallback = _native.HcclCallback
-CommunicationCallback = _native.CommunicationCallback
 MarkCallback = _native.MarkCallback
 RangeCallback = _native.RangeCallback
 BatchCallback = _native.BatchCallback
@@ -46,15 +43,13 @@ def _library_version():
 
 __version__ = _library_version()  # libmspti.so's version (major.minor.patch); the package ships with it
 
-__all__ = ["KernelMonitor", "KernelData", "MstxMonitor", "MarkerData", "RangeMarkerData", "HcclMonitor",
-           "HcclData", "CommunicationMonitor", "CommunicationData", "MsptiObjectId", "MsptiResult",
-           "MsptiActivityKind", "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"]
+__all__ = [*_MONITORS, "MstxMonitor", *_RECORDS, "MsptiResult", "MsptiActivityKind",
+           "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"]
 
 # What dir(mspti) shows: the public API, not the loader and the native module behind it.
-_PUBLIC = frozenset(__all__) | {"KernelCallback", "HcclCallback", "CommunicationCallback", "MarkCallback",
-                                "RangeCallback", "BatchCallback", "MonitorStats", "batch", "mstx",
-                                "__version__", "__all__", "__doc__", "__name__", "__file__", "__path__",
-                                "__package__", "__spec__", "__loader__"}
+_PUBLIC = frozenset(__all__) | set(_CALLBACKS) | {
+    "MarkCallback", "RangeCallback", "BatchCallback", "MonitorStats", "batch", "mstx", "__version__",
+    "__all__", "__doc__", "__name__", "__file__", "__path__", "__package__", "__spec__", "__loader__"}
 
 
 def __dir__():

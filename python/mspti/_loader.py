@@ -68,22 +68,15 @@ def _load_libmspti():
 LIBMSPTI = _load_libmspti()
 
 from . import native  # noqa: E402  (the SWIG module; needs libmspti loaded first)
-from . import activity_data as _data, batch as _batch  # noqa: E402
-from .constant import (MsptiActivityFlag, MsptiActivityKind, MsptiActivitySourceKind,  # noqa: E402
-                       MsptiCommunicationDataType)
+from . import _enums, activity_data as _data, batch as _batch  # noqa: E402
 
-
-def _members(enum_cls):
-    return {int(m): m for m in enum_cls}
-
-
-native.register_types({
-    "KernelData": _data.KernelData, "HcclData": _data.HcclData, "CommunicationData": _data.CommunicationData,
-    "MarkerData": _data.MarkerData, "RangeMarkerData": _data.RangeMarkerData, "MsptiObjectId": _data.MsptiObjectId,
-    "kinds": _members(MsptiActivityKind), "flags": _members(MsptiActivityFlag),
-    "sources": _members(MsptiActivitySourceKind), "data_types": _members(MsptiCommunicationDataType),
-    "batch_factory": _batch.make_batch,
-})
+# The record classes and enum maps the native module builds records from (all generated from the
+# record schema, schema/records.py, as is the native side's list of what it needs).
+_spec = dict(_data.RECORD_CLASSES)
+_spec.update({e.__name__: {m.value: m for m in e} for e in _enums.ENUMS})
+_spec["batch_factory"] = _batch.make_batch
+native.register_types(_spec)
+del _spec
 
 ext = native._native
 """The compiled extension itself (its functions without the generated Python wrappers)."""

@@ -14,39 +14,14 @@ overlay the same 8 bytes, as msPTI's objectId union does.
 import ctypes
 import functools
 
-from .constant import MsptiActivityKind
-
 try:
     import numpy as _np
 except ImportError:  # batches are then memoryviews
     _np = None
 
-_K = MsptiActivityKind
-
-# (name, format, offset) per kind: packed msPTI layouts (mspti_activity.h; record_layout_test.cpp).
-LAYOUTS = {
-    _K.MSPTI_ACTIVITY_KIND_KERNEL: (56, [
-        ("kind", "<i4", 0), ("start", "<u8", 4), ("end", "<u8", 12), ("device_id", "<u4", 20),
-        ("stream_id", "<u4", 24), ("correlation_id", "<u8", 28), ("type", "<u8", 36), ("name", "<u8", 44)]),
-    _K.MSPTI_ACTIVITY_KIND_HCCL: (56, [
-        ("kind", "<i4", 0), ("start", "<u8", 4), ("end", "<u8", 12), ("device_id", "<u4", 20),
-        ("stream_id", "<u4", 24), ("bandwidth", "<f8", 28), ("name", "<u8", 36), ("comm_name", "<u8", 44)]),
-    _K.MSPTI_ACTIVITY_KIND_COMMUNICATION: (72, [
-        ("kind", "<i4", 0), ("data_type", "<i4", 4), ("count", "<u8", 8), ("device_id", "<u4", 16),
-        ("stream_id", "<u4", 20), ("start", "<u8", 24), ("end", "<u8", 32), ("alg_type", "<u8", 40),
-        ("name", "<u8", 48), ("comm_name", "<u8", 56), ("correlation_id", "<u8", 64)]),
-    _K.MSPTI_ACTIVITY_KIND_MARKER: (56, [
-        ("kind", "<i4", 0), ("flag", "<i4", 4), ("source_kind", "<i4", 8), ("timestamp", "<u8", 12),
-        ("id", "<u8", 20), ("process_id", "<u4", 28), ("thread_id", "<u4", 32), ("device_id", "<u4", 28),
-        ("stream_id", "<u4", 32), ("name", "<u8", 36), ("domain", "<u8", 44)]),
-}
-
-STRING_FIELDS = {
-    _K.MSPTI_ACTIVITY_KIND_KERNEL: ("type", "name"),
-    _K.MSPTI_ACTIVITY_KIND_HCCL: ("name", "comm_name"),
-    _K.MSPTI_ACTIVITY_KIND_COMMUNICATION: ("alg_type", "name", "comm_name"),
-    _K.MSPTI_ACTIVITY_KIND_MARKER: ("name", "domain"),
-}
+# (name, format, offset) per kind: msPTI's packed layouts, generated from the record schema
+# (schema/records.py), whose offsets the C++ build checks against mspti_activity.h.
+from ._layouts import DTYPE_NAMES, LAYOUTS, STRING_FIELDS  # noqa: E402
 
 
 def _dtype(kind):
@@ -58,10 +33,9 @@ def _dtype(kind):
 
 DTYPES = {kind: _dtype(kind) for kind in LAYOUTS} if _np is not None else {}
 """numpy dtype of each kind's record (empty without numpy)."""
-KERNEL_DTYPE = DTYPES.get(_K.MSPTI_ACTIVITY_KIND_KERNEL)
-HCCL_DTYPE = DTYPES.get(_K.MSPTI_ACTIVITY_KIND_HCCL)
-COMMUNICATION_DTYPE = DTYPES.get(_K.MSPTI_ACTIVITY_KIND_COMMUNICATION)
-MARKER_DTYPE = DTYPES.get(_K.MSPTI_ACTIVITY_KIND_MARKER)
+# KERNEL_DTYPE, HCCL_DTYPE, ...: each kind's dtype (None without numpy).
+globals().update({name: DTYPES.get(kind) for kind, name in DTYPE_NAMES.items()})
+_DTYPE_BY_VALUE = {kind.value: dtype for kind, dtype in DTYPES.items()}  # the native side passes ints
 
 
 @functools.lru_cache(maxsize=65536)
@@ -78,11 +52,11 @@ def strings(batch, field):
 
 def make_batch(kind, view, count):
     """Builds the object a batch callback receives (used by the native module)."""
-    dtype = DTYPES.get(kind)
+    dtype = _DTYPE_BY_VALUE.get(kind)
     if dtype is None:
         return view
     return _np.frombuffer(view, dtype=dtype, count=count)
 
 
-__all__ = ["DTYPES", "KERNEL_DTYPE", "HCCL_DTYPE", "COMMUNICATION_DTYPE", "MARKER_DTYPE", "LAYOUTS",
-           "STRING_FIELDS", "resolve_string", "strings", "make_batch"]
+__all__ = ["DTYPES", *DTYPE_NAMES.values(), "LAYOUTS", "STRING_FIELDS", "resolve_string", "strings",
+           "make_batch"]

@@ -1,85 +1,11 @@
-"""Enums of the mspti package, with msPTI's values (checked against the C++ header by the tests)."""
+"""Enums of the mspti package, with msPTI's values (checked against the C++ header by the tests).
 
-from enum import IntEnum
+The enums are generated from the record schema (schema/records.py) into ``mspti._enums``: plain
+``Enum`` classes, as in msPTI's package, so members print by name and never equal plain ints.
+"""
 
-
-class _MsptiEnum(IntEnum):
-    """IntEnum with a short repr (``MsptiActivityKind.MSPTI_ACTIVITY_KIND_KERNEL``)."""
-
-    def __repr__(self):
-        return f"{type(self).__name__}.{self.name}"
-
-
-class MsptiResult(_MsptiEnum):
-    """Result of every monitor call (msptiResult)."""
-    MSPTI_SUCCESS = 0
-    MSPTI_ERROR_INVALID_PARAMETER = 1
-    MSPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED = 2
-    MSPTI_ERROR_MAX_LIMIT_REACHED = 3
-    MSPTI_ERROR_DEVICE_OFFLINE = 4
-    MSPTI_ERROR_QUEUE_EMPTY = 5
-    MSPTI_ERROR_WITHOUT_LD_PRELOAD = 6
-    MSPTI_ERROR_INNER = 999
-    MSPTI_ERROR_FORCE_INT = 0x7FFFFFFF
-
-
-class MsptiActivityKind(_MsptiEnum):
-    """Activity kinds (msptiActivityKind)."""
-    MSPTI_ACTIVITY_KIND_INVALID = 0
-    MSPTI_ACTIVITY_KIND_MARKER = 1
-    MSPTI_ACTIVITY_KIND_KERNEL = 2
-    MSPTI_ACTIVITY_KIND_API = 3
-    MSPTI_ACTIVITY_KIND_HCCL = 4
-    MSPTI_ACTIVITY_KIND_MEMORY = 5
-    MSPTI_ACTIVITY_KIND_MEMSET = 6
-    MSPTI_ACTIVITY_KIND_MEMCPY = 7
-    MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION = 8
-    MSPTI_ACTIVITY_KIND_COMMUNICATION = 9
-    MSPTI_ACTIVITY_KIND_ACL_API = 10
-    MSPTI_ACTIVITY_KIND_NODE_API = 11
-    MSPTI_ACTIVITY_KIND_RUNTIME_API = 12
-    MSPTI_ACTIVITY_KIND_COUNT = 13
-    MSPTI_ACTIVITY_KIND_FORCE_INT = 0x7FFFFFFF
-
-
-class MsptiActivityFlag(_MsptiEnum):
-    """Marker flags (msptiActivityFlag)."""
-    MSPTI_ACTIVITY_FLAG_NONE = 0
-    MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS = 1
-    MSPTI_ACTIVITY_FLAG_MARKER_START = 2
-    MSPTI_ACTIVITY_FLAG_MARKER_END = 4
-    MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE = 8
-    MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE = 16
-    MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE = 32
-
-
-class MsptiActivitySourceKind(_MsptiEnum):
-    """Where a marker was observed (msptiActivitySourceKind)."""
-    MSPTI_ACTIVITY_SOURCE_KIND_HOST = 0
-    MSPTI_ACTIVITY_SOURCE_KIND_DEVICE = 1
-
-
-class MsptiCommunicationDataType(_MsptiEnum):
-    """Element type of a collective (msptiCommunicationDataType; 13 is unused)."""
-    MSPTI_ACTIVITY_COMMUNICATION_INT8 = 0
-    MSPTI_ACTIVITY_COMMUNICATION_INT16 = 1
-    MSPTI_ACTIVITY_COMMUNICATION_INT32 = 2
-    MSPTI_ACTIVITY_COMMUNICATION_FP16 = 3
-    MSPTI_ACTIVITY_COMMUNICATION_FP32 = 4
-    MSPTI_ACTIVITY_COMMUNICATION_INT64 = 5
-    MSPTI_ACTIVITY_COMMUNICATION_UINT64 = 6
-    MSPTI_ACTIVITY_COMMUNICATION_UINT8 = 7
-    MSPTI_ACTIVITY_COMMUNICATION_UINT16 = 8
-    MSPTI_ACTIVITY_COMMUNICATION_UINT32 = 9
-    MSPTI_ACTIVITY_COMMUNICATION_FP64 = 10
-    MSPTI_ACTIVITY_COMMUNICATION_BFP16 = 11
-    MSPTI_ACTIVITY_COMMUNICATION_INT128 = 12
-    MSPTI_ACTIVITY_COMMUNICATION_HIF8 = 14
-    MSPTI_ACTIVITY_COMMUNICATION_FP8E4M3 = 15
-    MSPTI_ACTIVITY_COMMUNICATION_FP8E5M2 = 16
-    MSPTI_ACTIVITY_COMMUNICATION_FP8E8M0 = 17
-    MSPTI_ACTIVITY_COMMUNICATION_INVALID_TYPE = 0xFFFF
-
+from ._enums import (MsptiActivityFlag, MsptiActivityKind, MsptiActivitySourceKind,  # noqa: F401
+                     MsptiCommunicationDataType, MsptiResult)
 
 MAX_BUFFER_SIZE_MB = 256
 """Largest activity buffer set_buffer_size() accepts, in MB."""

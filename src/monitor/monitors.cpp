@@ -2,6 +2,7 @@
 #include <memory>
 #include <utility>
 
+#include "monitor/convert.h"
 #include "monitor/session.h"
 
 namespace mspti {
@@ -10,16 +11,6 @@ using detail::Session;
 using detail::fail;
 
 namespace {
-
-const char *monitor_name(MsptiActivityKind kind) {
-    switch (kind) {
-    case MsptiActivityKind::MSPTI_ACTIVITY_KIND_KERNEL: return "KernelMonitor";
-    case MsptiActivityKind::MSPTI_ACTIVITY_KIND_HCCL: return "HcclMonitor";
-    case MsptiActivityKind::MSPTI_ACTIVITY_KIND_COMMUNICATION: return "CommunicationMonitor";
-    case MsptiActivityKind::MSPTI_ACTIVITY_KIND_MARKER: return "MstxMonitor";
-    default: return "Monitor";
-    }
-}
 
 MsptiResult null_callback(const detail::MonitorCore &core, const char *method) {
     return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER, "%s.%s: the callback is NULL (nothing was started)",
@@ -54,7 +45,8 @@ void set_delivery_thread_hooks(DeliveryThreadHooks *hooks) { Session::instance()
 // ---- Monitor --------------------------------------------------------------------------------
 
 Monitor::Monitor(MsptiActivityKind kind)
-    : core_(std::make_unique<detail::MonitorCore>(static_cast<int>(kind), monitor_name(kind))) {}
+    : core_(std::make_unique<detail::MonitorCore>(static_cast<int>(kind),
+                                                  detail::monitor_name(static_cast<int>(kind)))) {}
 
 Monitor::~Monitor() { stop(); }
 
@@ -80,46 +72,9 @@ MonitorStats Monitor::stats() const {
     return s;
 }
 
-// ---- KernelMonitor, HcclMonitor, CommunicationMonitor ----------------------------------------
+// ---- KernelMonitor and the other monitors that deliver one record per call --------------------
 
-KernelMonitor::KernelMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_KERNEL) {}
-
-MsptiResult KernelMonitor::start(KernelCallback *callback) {
-    if (callback == nullptr) return null_callback(*core_, "start");
-    return start_records<KernelCallback>(*core_, callback, nullptr);
-}
-
-MsptiResult KernelMonitor::start_batch(BatchCallback *callback) { return start_batch_on(*core_, callback); }
-
-MsptiResult KernelMonitor::start(std::function<void(const KernelData &)> callback) {
-    return start_function<KernelCallback, KernelData>(*core_, std::move(callback));
-}
-
-HcclMonitor::HcclMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_HCCL) {}
-
-MsptiResult HcclMonitor::start(HcclCallback *callback) {
-    if (callback == nullptr) return null_callback(*core_, "start");
-    return start_records<HcclCallback>(*core_, callback, nullptr);
-}
-
-MsptiResult HcclMonitor::start_batch(BatchCallback *callback) { return start_batch_on(*core_, callback); }
-
-MsptiResult HcclMonitor::start(std::function<void(const HcclData &)> callback) {
-    return start_function<HcclCallback, HcclData>(*core_, std::move(callback));
-}
-
-CommunicationMonitor::CommunicationMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_COMMUNICATION) {}
-
-MsptiResult CommunicationMonitor::start(CommunicationCallback *callback) {
-    if (callback == nullptr) return null_callback(*core_, "start");
-    return start_records<CommunicationCallback>(*core_, callback, nullptr);
-}
-
-MsptiResult CommunicationMonitor::start_batch(BatchCallback *callback) { return start_batch_on(*core_, callback); }
-
-MsptiResult CommunicationMonitor::start(std::function<void(const CommunicationData &)> callback) {
-    return start_function<CommunicationCallback, CommunicationData>(*core_, std::move(callback));
-}
+#include "monitor_kinds.inc"  // generated from schema/records.py
 
 // ---- MstxMonitor ------------------------------------------------------------------------------
 

@@ -16,16 +16,6 @@ namespace {
 
 thread_local bool t_delivery = false;
 
-const char *kind_name(int kind) {
-    switch (kind) {
-    case MSPTI_ACTIVITY_KIND_MARKER: return "MARKER";
-    case MSPTI_ACTIVITY_KIND_KERNEL: return "KERNEL";
-    case MSPTI_ACTIVITY_KIND_HCCL: return "HCCL";
-    case MSPTI_ACTIVITY_KIND_COMMUNICATION: return "COMMUNICATION";
-    default: return "?";
-    }
-}
-
 template <typename F>
 void run_hook(F &&f, const char *which) {
     try {
@@ -464,16 +454,6 @@ void Session::deliver_run(int kind, const uint8_t *first, size_t count, size_t s
     const SubList &subs = reg.record[kind];
     if (subs.empty()) return;
     switch (kind) {
-    case MSPTI_ACTIVITY_KIND_KERNEL:
-        deliver_records<msptiActivityKernel, KernelData, KernelCallback>(first, count, stride, subs);
-        break;
-    case MSPTI_ACTIVITY_KIND_HCCL:
-        deliver_records<msptiActivityHccl, HcclData, HcclCallback>(first, count, stride, subs);
-        break;
-    case MSPTI_ACTIVITY_KIND_COMMUNICATION:
-        deliver_records<msptiActivityCommunication, CommunicationData, CommunicationCallback>(first, count, stride,
-                                                                                              subs);
-        break;
     case MSPTI_ACTIVITY_KIND_MARKER: {
         MarkerData marker;
         for (size_t i = 0; i < count; ++i) {
@@ -485,7 +465,10 @@ void Session::deliver_run(int kind, const uint8_t *first, size_t count, size_t s
         }
         break;
     }
-    default:
+    default:  // the kinds whose monitors deliver one record per call (generated from the schema)
+        visit_simple_kind(kind, [&]<typename CRecord, typename Value, typename Callback>() {
+            deliver_records<CRecord, Value, Callback>(first, count, stride, subs);
+        });
         break;
     }
     for (const auto &s : subs) s->publish();

@@ -1,7 +1,8 @@
 // java_glue.h: the JNI side of the Java bindings (org.mspti), used by mspti_java.i.
 //
-// - JNI_OnLoad caches the classes and constructors of the hand-written Java value classes
-//   (KernelData, MarkerData, ..., RecordBatch, MonitorStats) and installs the delivery-thread hooks.
+// - JNI_OnLoad caches the classes and constructors of the Java value classes (the records, generated
+//   from schema/records.py with their conversions, java_schema_*.h; RecordBatch, MonitorStats) and
+//   installs the delivery-thread hooks.
 // - Records reach Java as owned, immutable Java objects built here from the C++ values (valid after
 //   the callback). Strings go through a small per-thread cache of global references: record names
 //   repeat, so most records allocate no String at all.
@@ -26,16 +27,17 @@
 
 #include "mspti/monitor.h"
 #include "mspti/monitor_types.h"
+#include "java_schema_ids.h"
 
 namespace mspti_java {
 
 /** Classes and constructors cached at JNI_OnLoad (global references). */
 struct JavaTypes {
     JavaVM *vm = nullptr;
-    jclass kernel = nullptr, hccl = nullptr, communication = nullptr, marker = nullptr, range = nullptr;
-    jclass object_id = nullptr, batch = nullptr, stats = nullptr, errors = nullptr;
-    jmethodID kernel_ctor = nullptr, hccl_ctor = nullptr, communication_ctor = nullptr, marker_ctor = nullptr;
-    jmethodID range_ctor = nullptr, object_id_ctor = nullptr, batch_ctor = nullptr, stats_ctor = nullptr;
+    jclass records[kJavaRecordCount] = {};           // by JavaRecord
+    jmethodID record_ctors[kJavaRecordCount] = {};  // their JNI constructors
+    jclass batch = nullptr, stats = nullptr, errors = nullptr;
+    jmethodID batch_ctor = nullptr, stats_ctor = nullptr;
     jmethodID report = nullptr;
 };
 
@@ -205,62 +207,11 @@ inline jlong j(uint64_t v) { return static_cast<jlong>(v); }  // two's complemen
 template <typename E>
 inline jint e(E v) { return static_cast<jint>(v); }
 
-inline jobject to_java(JNIEnv *env, const mspti::MsptiObjectId &o) {
-    const JavaTypes &t = types();
-    return env->NewObject(t.object_id, t.object_id_ctor, static_cast<jlong>(o.process_id),
-                          static_cast<jlong>(o.thread_id), static_cast<jlong>(o.device_id),
-                          static_cast<jlong>(o.stream_id));
-}
+}  // namespace mspti_java
 
-inline jobject to_java(JNIEnv *env, const mspti::KernelData &d) {
-    const JavaTypes &t = types();
-    Strings s(env);
-    jstring type = s.add(d.type), name = s.add(d.name);
-    if (!s.ok()) return nullptr;
-    return env->NewObject(t.kernel, t.kernel_ctor, e(d.kind), j(d.start), j(d.end), static_cast<jlong>(d.device_id),
-                          static_cast<jlong>(d.stream_id), j(d.correlation_id), type, name);
-}
+#include "java_schema_records.h"  // to_java() of each record
 
-inline jobject to_java(JNIEnv *env, const mspti::HcclData &d) {
-    const JavaTypes &t = types();
-    Strings s(env);
-    jstring name = s.add(d.name), comm = s.add(d.comm_name);
-    if (!s.ok()) return nullptr;
-    return env->NewObject(t.hccl, t.hccl_ctor, e(d.kind), j(d.start), j(d.end), static_cast<jlong>(d.device_id),
-                          static_cast<jlong>(d.stream_id), static_cast<jdouble>(d.bandwidth), name, comm);
-}
-
-inline jobject to_java(JNIEnv *env, const mspti::CommunicationData &d) {
-    const JavaTypes &t = types();
-    Strings s(env);
-    jstring alg = s.add(d.alg_type), name = s.add(d.name), comm = s.add(d.comm_name);
-    if (!s.ok()) return nullptr;
-    return env->NewObject(t.communication, t.communication_ctor, e(d.kind), e(d.data_type), j(d.count),
-                          static_cast<jlong>(d.device_id), static_cast<jlong>(d.stream_id), j(d.start), j(d.end), alg,
-                          name, comm, j(d.correlation_id));
-}
-
-inline jobject to_java(JNIEnv *env, const mspti::MarkerData &d) {
-    const JavaTypes &t = types();
-    Strings s(env);
-    jstring name = s.add(d.name), domain = s.add(d.domain);
-    if (!s.ok()) return nullptr;
-    const mspti::MsptiObjectId &o = d.object_id;  // flattened: one JNI upcall per record
-    return env->NewObject(t.marker, t.marker_ctor, e(d.kind), e(d.flag), e(d.source_kind), j(d.timestamp), j(d.id),
-                          static_cast<jlong>(o.process_id), static_cast<jlong>(o.thread_id),
-                          static_cast<jlong>(o.device_id), static_cast<jlong>(o.stream_id), name, domain);
-}
-
-inline jobject to_java(JNIEnv *env, const mspti::RangeMarkerData &d) {
-    const JavaTypes &t = types();
-    Strings s(env);
-    jstring name = s.add(d.name), domain = s.add(d.domain);
-    if (!s.ok()) return nullptr;
-    const mspti::MsptiObjectId &o = d.object_id;
-    return env->NewObject(t.range, t.range_ctor, e(d.kind), e(d.source_kind), j(d.id), static_cast<jlong>(o.process_id),
-                          static_cast<jlong>(o.thread_id), static_cast<jlong>(o.device_id),
-                          static_cast<jlong>(o.stream_id), name, domain, j(d.start), j(d.end));
-}
+namespace mspti_java {
 
 /** A batch: a direct ByteBuffer over the library's memory (zero-copy; made read-only and LE in Java). */
 inline jobject to_java(JNIEnv *env, const mspti::RecordBatch &b) {
@@ -348,15 +299,6 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
         jmethodID *id;
         const char *sig;
     } ctors[] = {
-        {"org/mspti/KernelData", &t.kernel, &t.kernel_ctor, "(IJJJJJLjava/lang/String;Ljava/lang/String;)V"},
-        {"org/mspti/HcclData", &t.hccl, &t.hccl_ctor, "(IJJJJDLjava/lang/String;Ljava/lang/String;)V"},
-        {"org/mspti/CommunicationData", &t.communication, &t.communication_ctor,
-         "(IIJJJJJLjava/lang/String;Ljava/lang/String;Ljava/lang/String;J)V"},
-        {"org/mspti/MsptiObjectId", &t.object_id, &t.object_id_ctor, "(JJJJ)V"},
-        {"org/mspti/MarkerData", &t.marker, &t.marker_ctor,
-         "(IIIJJJJJJLjava/lang/String;Ljava/lang/String;)V"},
-        {"org/mspti/RangeMarkerData", &t.range, &t.range_ctor,
-         "(IIJJJJJLjava/lang/String;Ljava/lang/String;JJ)V"},
         {"org/mspti/RecordBatch", &t.batch, &t.batch_ctor, "(ILjava/nio/ByteBuffer;II)V"},
         {"org/mspti/MonitorStats", &t.stats, &t.stats_ctor, "(JJJJ)V"},
     };
@@ -364,6 +306,11 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
         if (!cache_class(env, c.cls, c.slot)) return -1;
         *c.id = env->GetMethodID(*c.slot, "<init>", c.sig);
         if (*c.id == nullptr) return -1;
+    }
+    for (int i = 0; i < kJavaRecordCount; ++i) {
+        if (!cache_class(env, kJavaRecordClasses[i][0], &t.records[i])) return -1;
+        t.record_ctors[i] = env->GetMethodID(t.records[i], "<init>", kJavaRecordClasses[i][1]);
+        if (t.record_ctors[i] == nullptr) return -1;
     }
     if (!cache_class(env, "org/mspti/CallbackErrors", &t.errors)) return -1;
     t.report = env->GetStaticMethodID(t.errors, "report", "(Ljava/lang/Object;Ljava/lang/Throwable;)V");

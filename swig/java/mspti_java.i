@@ -2,8 +2,9 @@
  * mspti_java.i: the Java bindings (package org.mspti, JNI library libmspti_java.so). Java-specific
  * glue only; the API comes from the language-neutral ../monitor.i and ../mstx.i.
  *
- * - Records, batches and stats are hand-written immutable Java classes (java/src/main/java/org/mspti)
- *   built in JNI from the C++ values (java_glue.h): owned copies, valid after the callback.
+ * - Records are immutable Java classes generated from the record schema (schema/records.py), as are
+ *   their JNI conversions; batches and stats are hand-written (java/src/main/java/org/mspti). All
+ *   are built in JNI from the C++ values (java_glue.h): owned copies, valid after the callback.
  * - Enums are real Java enums with their C values (%javaconst(1) + enums.swg); uint64_t is long.
  * - Names are lowerCamelCase (onRecord, startBatch, flushAll, getDeviceId).
  * - The monitors keep a strong reference to their callbacks while running (the director only holds
@@ -20,6 +21,9 @@
 %{
 #include "java_glue.h"
 %}
+
+/* The lists of generated kinds and records (schema/records.py), invoked below. */
+%include "schema_java.i"
 
 /* The module class and its JNI class are internal: users see the monitors, records and Mstx. */
 %pragma(java) moduleclassmodifiers="final class"
@@ -60,11 +64,7 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %typemap(out) CTYPE %{ $result = mspti_java::to_java(jenv, $1); %}
 %typemap(javaout) CTYPE { return $jnicall; }
 %enddef
-MSPTI_JAVA_VALUE(mspti::KernelData, KernelData)
-MSPTI_JAVA_VALUE(mspti::HcclData, HcclData)
-MSPTI_JAVA_VALUE(mspti::CommunicationData, CommunicationData)
-MSPTI_JAVA_VALUE(mspti::MarkerData, MarkerData)
-MSPTI_JAVA_VALUE(mspti::RangeMarkerData, RangeMarkerData)
+MSPTI_JAVA_RECORD_VALUES
 MSPTI_JAVA_VALUE(mspti::RecordBatch, RecordBatch)
 MSPTI_JAVA_VALUE(mspti::MonitorStats, MonitorStats)
 %ignore mspti::MsptiObjectId;
@@ -82,9 +82,7 @@ MSPTI_JAVA_VALUE(mspti::MonitorStats, MonitorStats)
 %javamethodmodifiers mspti::CLASS::METHOD "public abstract"
 %typemap(javaout) void mspti::CLASS::METHOD ";"
 %enddef
-MSPTI_JAVA_CALLBACK(KernelCallback, on_record)
-MSPTI_JAVA_CALLBACK(HcclCallback, on_record)
-MSPTI_JAVA_CALLBACK(CommunicationCallback, on_record)
+MSPTI_JAVA_RECORD_CALLBACKS
 MSPTI_JAVA_CALLBACK(MarkCallback, on_record)
 MSPTI_JAVA_CALLBACK(RangeCallback, on_record)
 MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
@@ -282,9 +280,7 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   }
 %}
 %enddef
-MSPTI_JAVA_MONITOR(KernelMonitor, KernelCallback, KernelData, KERNEL)
-MSPTI_JAVA_MONITOR(HcclMonitor, HcclCallback, HcclData, HCCL)
-MSPTI_JAVA_MONITOR(CommunicationMonitor, CommunicationCallback, CommunicationData, COMMUNICATION)
+MSPTI_JAVA_RECORD_MONITORS
 
 %rename(startNative) mspti::MstxMonitor::start;
 %rename(startBatchNative) mspti::MstxMonitor::start_batch;

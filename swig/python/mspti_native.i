@@ -19,17 +19,8 @@
 %nothreadallow;
 %threadallow mspti::Monitor::stop;
 %threadallow mspti::Monitor::flush_all;
-%threadallow mspti::KernelMonitor::start;
-%threadallow mspti::KernelMonitor::start_batch;
-%threadallow mspti::HcclMonitor::start;
-%threadallow mspti::HcclMonitor::start_batch;
-%threadallow mspti::CommunicationMonitor::start;
-%threadallow mspti::CommunicationMonitor::start_batch;
 %threadallow mspti::MstxMonitor::start;
 %threadallow mspti::MstxMonitor::start_batch;
-%threadallow mspti::KernelMonitor::~KernelMonitor;
-%threadallow mspti::HcclMonitor::~HcclMonitor;
-%threadallow mspti::CommunicationMonitor::~CommunicationMonitor;
 %threadallow mspti::MstxMonitor::~MstxMonitor;
 
 /* ---- Records reach Python as owned objects of the package's record classes. */
@@ -39,12 +30,10 @@
   if ($input == NULL) mspti_py::report_callback_error(swig_get_self());
 }
 %enddef
-MSPTI_RECORD_DIRECTORIN(mspti::KernelData)
-MSPTI_RECORD_DIRECTORIN(mspti::HcclData)
-MSPTI_RECORD_DIRECTORIN(mspti::CommunicationData)
-MSPTI_RECORD_DIRECTORIN(mspti::MarkerData)
-MSPTI_RECORD_DIRECTORIN(mspti::RangeMarkerData)
 MSPTI_RECORD_DIRECTORIN(mspti::RecordBatch)
+
+/* ---- the generated kinds: GIL released in start/stop, records by the typemap above. */
+%include "schema_python.i"
 
 /* ---- A Python exception in a callback: reported with traceback, counted by the monitor. */
 %feature("director:except") {

@@ -1,7 +1,8 @@
 // py_records.h: C++ record values -> the mspti package's owned Python record objects.
 //
-// The record classes (tuple subclasses defined in python/mspti/activity_data.py) and the enum
-// value->member maps are registered once by the package (register_record_types). Building a
+// The record classes (tuple subclasses of mspti.activity_data) and the enum value->member maps
+// are registered once by the package (register_record_types); both, and the to_python() of each
+// record (py_schema_records.h), are generated from the record schema (schema/records.py). Building a
 // record is one tuple plus one subtype allocation: no SWIG proxy pointing into native memory, so
 // records stay valid after the callback, compare by value and pickle. Called with the GIL held.
 #ifndef MSPTI_SWIG_PY_RECORDS_H
@@ -13,14 +14,14 @@
 #include <string>
 
 #include "mspti/monitor_types.h"
+#include "py_schema_ids.h"
 
 namespace mspti_py {
 
 /** The Python types records are built from (strong references, set once). */
 struct RecordTypes {
-    PyObject *kernel = nullptr, *hccl = nullptr, *communication = nullptr;
-    PyObject *marker = nullptr, *range = nullptr, *object_id = nullptr;
-    PyObject *kinds = nullptr, *flags = nullptr, *sources = nullptr, *data_types = nullptr;  // dict int -> member
+    PyObject *classes[kRecordClassCount] = {};  // by RecordClass
+    PyObject *enums[kEnumClassCount] = {};      // by EnumClass: dict int -> member
     PyObject *batch_factory = nullptr;  // callable(kind: int, view: memoryview) -> batch object
 };
 
@@ -29,28 +30,33 @@ inline RecordTypes &record_types() {
     return types;
 }
 
-/** Stores the classes from a dict {"KernelData": cls, ..., "kinds": {int: member}, ...}; 0 on success. */
+/** Looks `key` up in `spec` and keeps it in `*slot`; 0 on success. */
+inline int register_one(PyObject *spec, const char *key, PyObject **slot) {
+    PyObject *value = PyDict_GetItemString(spec, key);  // borrowed
+    if (value == nullptr) {
+        PyErr_Format(PyExc_KeyError, "register_record_types: missing %s", key);
+        return -1;
+    }
+    Py_INCREF(value);
+    Py_XSETREF(*slot, value);
+    return 0;
+}
+
+/**
+ * Stores the classes from a dict {"KernelData": cls, ..., "MsptiActivityKind": {int: member}, ...,
+ * "batch_factory": callable}; 0 on success.
+ */
 inline int register_record_types(PyObject *spec) {
-    static const char *const keys[] = {"KernelData", "HcclData", "CommunicationData", "MarkerData",
-                                       "RangeMarkerData", "MsptiObjectId", "kinds", "flags", "sources",
-                                       "data_types", "batch_factory"};
-    RecordTypes &t = record_types();
-    PyObject **slots[] = {&t.kernel, &t.hccl, &t.communication, &t.marker, &t.range, &t.object_id,
-                          &t.kinds, &t.flags, &t.sources, &t.data_types, &t.batch_factory};
     if (!PyDict_Check(spec)) {
         PyErr_SetString(PyExc_TypeError, "register_record_types expects a dict");
         return -1;
     }
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
-        PyObject *value = PyDict_GetItemString(spec, keys[i]);  // borrowed
-        if (value == nullptr) {
-            PyErr_Format(PyExc_KeyError, "register_record_types: missing %s", keys[i]);
-            return -1;
-        }
-        Py_INCREF(value);
-        Py_XSETREF(*slots[i], value);
-    }
-    return 0;
+    RecordTypes &t = record_types();
+    for (int i = 0; i < kRecordClassCount; ++i)
+        if (register_one(spec, kRecordClassNames[i], &t.classes[i]) != 0) return -1;
+    for (int i = 0; i < kEnumClassCount; ++i)
+        if (register_one(spec, kEnumClassNames[i], &t.enums[i]) != 0) return -1;
+    return register_one(spec, "batch_factory", &t.batch_factory);
 }
 
 /** The enum member for `value` in `members` (a dict), else the plain int. New reference. */
@@ -96,52 +102,16 @@ inline PyObject *fill_record(PyObject *record, std::initializer_list<PyObject *>
 inline PyObject *u64(uint64_t v) { return PyLong_FromUnsignedLongLong(v); }
 inline PyObject *i64(int64_t v) { return PyLong_FromLongLong(v); }
 
-inline long as_long(mspti::MsptiActivityKind v) { return static_cast<long>(v); }
-inline long as_long(mspti::MsptiActivityFlag v) { return static_cast<long>(v); }
-inline long as_long(mspti::MsptiActivitySourceKind v) { return static_cast<long>(v); }
-inline long as_long(mspti::MsptiCommunicationDataType v) { return static_cast<long>(v); }
-
-inline PyObject *to_python(const mspti::MsptiObjectId &o) {
-    return fill_record(alloc_record(record_types().object_id, 4),
-                       {i64(o.process_id), i64(o.thread_id), i64(o.device_id), i64(o.stream_id)});
+template <typename Enum>
+inline long as_long(Enum v) {
+    return static_cast<long>(v);
 }
 
-inline PyObject *to_python(const mspti::KernelData &d) {
-    const RecordTypes &t = record_types();
-    return fill_record(alloc_record(t.kernel, 8),
-                       {enum_member(t.kinds, as_long(d.kind)), u64(d.start), u64(d.end), i64(d.device_id),
-                        i64(d.stream_id), u64(d.correlation_id), str(d.type), str(d.name)});
-}
+}  // namespace mspti_py
 
-inline PyObject *to_python(const mspti::HcclData &d) {
-    const RecordTypes &t = record_types();
-    return fill_record(alloc_record(t.hccl, 8),
-                       {enum_member(t.kinds, as_long(d.kind)), u64(d.start), u64(d.end), i64(d.device_id),
-                        i64(d.stream_id), PyFloat_FromDouble(d.bandwidth), str(d.name), str(d.comm_name)});
-}
+#include "py_schema_records.h"  // to_python() of each record
 
-inline PyObject *to_python(const mspti::CommunicationData &d) {
-    const RecordTypes &t = record_types();
-    return fill_record(alloc_record(t.communication, 11),
-                       {enum_member(t.kinds, as_long(d.kind)), enum_member(t.data_types, as_long(d.data_type)),
-                        u64(d.count), i64(d.device_id), i64(d.stream_id), u64(d.start), u64(d.end),
-                        str(d.alg_type), str(d.name), str(d.comm_name), u64(d.correlation_id)});
-}
-
-inline PyObject *to_python(const mspti::MarkerData &d) {
-    const RecordTypes &t = record_types();
-    return fill_record(alloc_record(t.marker, 8),
-                       {enum_member(t.kinds, as_long(d.kind)), enum_member(t.flags, as_long(d.flag)),
-                        enum_member(t.sources, as_long(d.source_kind)), u64(d.timestamp), u64(d.id),
-                        to_python(d.object_id), str(d.name), str(d.domain)});
-}
-
-inline PyObject *to_python(const mspti::RangeMarkerData &d) {
-    const RecordTypes &t = record_types();
-    return fill_record(alloc_record(t.range, 8),
-                       {enum_member(t.kinds, as_long(d.kind)), enum_member(t.sources, as_long(d.source_kind)),
-                        u64(d.id), to_python(d.object_id), str(d.name), str(d.domain), u64(d.start), u64(d.end)});
-}
+namespace mspti_py {
 
 /** A batch as the package's batch object (numpy structured array, or memoryview without numpy). */
 inline PyObject *to_python(const mspti::RecordBatch &b) {

@@ -1,5 +1,8 @@
 // Kernel and device-marker records from the virtual NPU through the monitors (libmspti.so
 // interposing the runtime, as under LD_PRELOAD).
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -106,6 +109,34 @@ TEST_F(VnpuMonitor, KernelRecordsReachEveryKernelMonitorWithTheirFields) {
             EXPECT_GT(k.correlation_id, a.kernels[i - 1].correlation_id);
         }
     }
+}
+
+TEST_F(VnpuMonitor, ApiRecordsCarryTheCallerAndJoinTheKernelsTheyLaunched) {
+    std::vector<mspti::ApiData> apis;  // filled on the delivery thread, read after stop()
+    std::vector<mspti::KernelData> kernels;
+    mspti::ApiMonitor api_monitor;
+    mspti::KernelMonitor kernel_monitor;
+    ASSERT_EQ(api_monitor.start([&](const mspti::ApiData &a) { apis.push_back(a); }), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(kernel_monitor.start([&](const mspti::KernelData &k) { kernels.push_back(k); }),
+              MsptiResult::MSPTI_SUCCESS);
+    constexpr int kCalls = 10;
+    for (int i = 0; i < kCalls; ++i) Add();
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+    api_monitor.stop();
+    kernel_monitor.stop();
+    ASSERT_EQ(apis.size(), static_cast<size_t>(kCalls));
+    ASSERT_EQ(kernels.size(), static_cast<size_t>(kCalls));
+    for (int i = 0; i < kCalls; ++i) {
+        const mspti::ApiData &a = apis[i];
+        EXPECT_EQ(a.kind, mspti::MsptiActivityKind::MSPTI_ACTIVITY_KIND_API);
+        EXPECT_EQ(a.name, "aclnnAdd_AddAiCore_Add");  // alpha 1: Add, not Axpy
+        EXPECT_LE(a.start, a.end);
+        EXPECT_GT(a.start, 0u);
+        EXPECT_EQ(a.process_id, static_cast<int64_t>(getpid()));
+        EXPECT_EQ(a.thread_id, static_cast<int64_t>(syscall(SYS_gettid)));
+        EXPECT_EQ(a.correlation_id, kernels[i].correlation_id);  // the API call launched that kernel
+    }
+    EXPECT_EQ(api_monitor.stats().delivered, static_cast<uint64_t>(kCalls));
 }
 
 TEST_F(VnpuMonitor, RangeOnAStreamGivesAHostAndADeviceRange) {

@@ -1,23 +1,26 @@
 """numpy batches over the packed layouts; record fields against what the virtual NPU ran;
 package names and enum values."""
 
+import os
+import threading
+
 import numpy as np
 import pytest
 
 import mspti
 import vnpu
-from mspti import (KernelData, KernelMonitor, MstxMonitor, MsptiActivityKind, MsptiActivitySourceKind, MsptiResult,
-                   batch, mstx)
+from mspti import (ApiData, ApiMonitor, HcclData, KernelData, KernelMonitor, MstxMonitor, MsptiActivityKind,
+                   MsptiActivitySourceKind, MsptiResult, batch, mstx)
 from mspti._loader import native
 
 OK = MsptiResult.MSPTI_SUCCESS
 
 
-def test_public_names_are_the_15_of_the_spec():
+def test_public_names_are_the_15_of_the_spec_and_the_api_kind():
     assert sorted(mspti.__all__) == sorted([
         "KernelMonitor", "KernelData", "MstxMonitor", "MarkerData", "RangeMarkerData", "HcclMonitor", "HcclData",
         "CommunicationMonitor", "CommunicationData", "MsptiObjectId", "MsptiResult", "MsptiActivityKind",
-        "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"])
+        "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind", "ApiMonitor", "ApiData"])
     for name in mspti.__all__:
         assert getattr(mspti, name) is not None
 
@@ -27,7 +30,19 @@ def test_public_names_are_the_15_of_the_spec():
 def test_enum_values_match_the_cpp_header(enum_name):
     enum = getattr(mspti, enum_name)
     native_values = {k[len(enum_name) + 1:]: v for k, v in vars(native).items() if k.startswith(enum_name + "_")}
-    assert {m.name: int(m) for m in enum} == native_values
+    assert {m.name: m.value for m in enum} == native_values
+
+
+def test_enums_print_by_name_and_are_not_ints_as_in_mspti():
+    # msPTI's package uses plain Enum: print(monitor.start(cb)) shows the name, and a result never
+    # equals an int.
+    r = KernelMonitor().set_buffer_size(8)
+    assert str(r) == "MsptiResult.MSPTI_SUCCESS" and f"{r}" == str(r) and format(r, "") == str(r)
+    assert repr(r) == "<MsptiResult.MSPTI_SUCCESS: 0>"
+    assert r == OK and r != 0 and r.value == 0
+    fp16 = mspti.MsptiCommunicationDataType.MSPTI_ACTIVITY_COMMUNICATION_FP16
+    assert str(fp16) == "MsptiCommunicationDataType.MSPTI_ACTIVITY_COMMUNICATION_FP16" and fp16 != 3
+    assert mspti.MsptiCommunicationDataType(3) is fp16
 
 
 # Offsets pinned by tests/mspti/record_layout_test.cpp (packed msPTI records).
@@ -64,6 +79,36 @@ def test_marker_batch_is_a_zero_copy_structured_array():
     assert set(sum((d for _, _, d in seen), [])) == {"default"}
     assert (arrays["kind"] == 1).all() and (arrays["flag"] == 1).all() and (np.diff(arrays["id"].astype(np.int64)) > 0).all()
     assert m.stats().delivered == 1000
+
+
+def test_api_records_carry_the_caller_and_join_the_kernels_they_launched():
+    apis, kernels, rows = [], [], []
+    a, k, b = ApiMonitor(), KernelMonitor(), ApiMonitor()
+    assert a.start(apis.append) == OK and k.start(kernels.append) == OK
+    assert b.start_batch(lambda batch: rows.append(batch.copy())) == OK
+    x = vnpu.ones(4, 4).npu()
+    y = x * x + x
+    vnpu.synchronize()
+    a.stop(), k.stop(), b.stop()
+    assert np.allclose(y.numpy(), 2.0)
+    assert [d.name for d in apis] == ["aclnnMul_MulAiCore_Mul", "aclnnAdd_AddAiCore_Add"]
+    assert [d.correlation_id for d in apis] == [d.correlation_id for d in kernels]
+    for d in apis:
+        assert type(d) is ApiData and d.kind is MsptiActivityKind.MSPTI_ACTIVITY_KIND_API
+        assert d.process_id == os.getpid() and d.thread_id == threading.get_native_id()
+        assert 10**18 < d.start <= d.end < 10**19  # epoch ns
+    assert all(r.dtype == batch.API_DTYPE for r in rows) and batch.API_DTYPE.itemsize == 48
+    rows = np.concatenate(rows)
+    assert batch.strings(rows, "name") == [d.name for d in apis]
+    assert rows["correlation_id"].tolist() == [d.correlation_id for d in apis]
+    assert rows["thread_id"].tolist() == [d.thread_id for d in apis]
+    assert ApiData.CORRELATION_ID == "correlationId" and ApiData.PROCESS_ID == "processId"
+
+
+def test_record_fields_are_documented_with_units():
+    assert "ns since the Unix epoch" in KernelData.start.__doc__
+    assert "GB/s" in HcclData.bandwidth.__doc__
+    assert "ns since the Unix epoch" in ApiData.__doc__  # the class docstring lists every field
 
 
 def test_kernel_records_match_what_the_device_ran():
@@ -123,5 +168,6 @@ def test_mstx_decorator_nested_and_domain():
     with d.range("dr", vnpu.current_stream()):
         pass
     m.stop()
-    host = [(r.name, r.domain) for r in ranges if r.source_kind == 0]
+    host_kind = MsptiActivitySourceKind.MSPTI_ACTIVITY_SOURCE_KIND_HOST
+    host = [(r.name, r.domain) for r in ranges if r.source_kind is host_kind]
     assert host == [("inner", "default"), ("outer", "default")] * 2 + [("dr", "dom")]

@@ -32,7 +32,7 @@ def test_records_are_owned_values_after_the_callback():
     assert r.object_id.process_id > 0 and r.object_id.device_id == -1
     assert pickle.loads(pickle.dumps(r)) == r
     assert r == MarkerData(*r) and r != tuple(r) and r != marks[1]
-    assert repr(r).startswith("MarkerData(kind=MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER, flag=")
+    assert repr(r).startswith("MarkerData(kind=<MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER: 1>, flag=")
 
 
 def test_subclass_of_the_callback_class():

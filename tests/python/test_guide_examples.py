@@ -40,8 +40,9 @@ def test_4_hccl_monitor_on_8_ranks():
 
 def test_5_communication_monitor_on_8_ranks():
     out = run_python([guide("guide_5_communication.py")], nproc=8).stdout
-    # type 3 = MSPTI_ACTIVITY_COMMUNICATION_FP16
-    found = re.findall(r"\[COMM\] hcom_allReduce_ \| alg=RING \| type=3 \| count=256 \| "
+    # The data type prints by name, as the guide shows (plain Enum, as in msPTI's package).
+    found = re.findall(r"\[COMM\] hcom_allReduce_ \| alg=RING \| "
+                       r"type=MsptiCommunicationDataType\.MSPTI_ACTIVITY_COMMUNICATION_FP16 \| count=256 \| "
                        r"duration=[0-9.]+ us \| device=(\d)", out)
     assert sorted(int(d) for d in found) == list(range(8)), out
 

@@ -85,10 +85,10 @@ print(len(seen), "preloaded" if "libmspti" in os.environ.get("LD_PRELOAD", "") e
 def test_hccl_monitor_needs_ld_preload():
     code = """
 from mspti import HcclMonitor
-print(int(HcclMonitor().start(print)))
+print(HcclMonitor().start(print))
 """
-    assert run_code(code, preload=False).stdout.strip() == str(int(MsptiResult.MSPTI_ERROR_WITHOUT_LD_PRELOAD))
-    assert run_code(code + "\n", preload=True).stdout.strip() == "0"
+    assert run_code(code, preload=False).stdout.strip() == "MsptiResult.MSPTI_ERROR_WITHOUT_LD_PRELOAD"
+    assert run_code(code + "\n", preload=True).stdout.strip() == "MsptiResult.MSPTI_SUCCESS"
 
 
 def test_monitor_as_context_manager_stops():

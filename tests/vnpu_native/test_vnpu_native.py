@@ -39,10 +39,10 @@ def test_all_reduce_over_devices():
 
 
 def test_kernel_monitor_sees_the_facade_kernels():
-    from mspti import KernelMonitor
+    from mspti import KernelMonitor, MsptiResult
     names = []
     m = KernelMonitor()
-    assert m.start(lambda k: names.append(k.name.split("_")[0])) == 0
+    assert m.start(lambda k: names.append(k.name.split("_")[0])) == MsptiResult.MSPTI_SUCCESS
     stream = nv.Stream(1)
     x = nv.Tensor([1, -2], [2], 1)
     nv.relu(nv.add(x, x, stream), stream)

@@ -23,9 +23,6 @@ def _adapter_class(base, method):
                                                       "__doc__": f"Calls a Python callable per {method} call."})
 
 
-FunctionKernelCallback = _adapter_class(native.KernelCallback, "on_record")
-FunctionHcclCallback = _adapter_class(native.HcclCallback, "on_record")
-FunctionCommunicationCallback = _adapter_class(native.CommunicationCallback, "on_record")
 FunctionMarkCallback = _adapter_class(native.MarkCallback, "on_record")
 FunctionRangeCallback = _adapter_class(native.RangeCallback, "on_record")
 FunctionBatchCallback = _adapter_class(native.BatchCallback, "on_batch")

@@ -1,13 +1,6 @@
-"""CommunicationMonitor: collectives as executed on devices (CommunicationData)."""
+"""CommunicationMonitor: collectives as executed on devices (CommunicationData).
 
-from .._loader import native
-from ._adapters import FunctionCommunicationCallback
-from .base_monitor import SingleCallbackMonitor
+The class is generated from the record schema (schema/records.py) into mspti.monitor._kinds.
+"""
 
-
-class CommunicationMonitor(SingleCallbackMonitor):
-    """Collects COMMUNICATION records: ``start(callback)`` calls ``callback(CommunicationData)``."""
-
-    _NATIVE = native.CommunicationMonitor
-    _INTERFACE = native.CommunicationCallback
-    _ADAPTER = FunctionCommunicationCallback
+from ._kinds import CommunicationMonitor  # noqa: F401

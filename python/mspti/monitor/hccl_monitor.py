@@ -1,17 +1,6 @@
-"""HcclMonitor: HCCL operations with bandwidth (HcclData)."""
+"""HcclMonitor: HCCL operations with bandwidth (HcclData).
 
-from .._loader import native
-from ._adapters import FunctionHcclCallback
-from .base_monitor import SingleCallbackMonitor
+The class is generated from the record schema (schema/records.py) into mspti.monitor._kinds.
+"""
 
-
-class HcclMonitor(SingleCallbackMonitor):
-    """Collects HCCL records: ``start(callback)`` calls ``callback(HcclData)`` per operation.
-
-    Needs libmspti.so interposing the runtime (``LD_PRELOAD=libmspti.so``); otherwise start()
-    returns MSPTI_ERROR_WITHOUT_LD_PRELOAD.
-    """
-
-    _NATIVE = native.HcclMonitor
-    _INTERFACE = native.HcclCallback
-    _ADAPTER = FunctionHcclCallback
+from ._kinds import HcclMonitor  # noqa: F401

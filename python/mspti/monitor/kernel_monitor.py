@@ -1,13 +1,6 @@
-"""KernelMonitor: kernels executed on devices (KernelData)."""
+"""KernelMonitor: kernels executed on devices (KernelData).
 
-from .._loader import native
-from ._adapters import FunctionKernelCallback
-from .base_monitor import SingleCallbackMonitor
+The class is generated from the record schema (schema/records.py) into mspti.monitor._kinds.
+"""
 
-
-class KernelMonitor(SingleCallbackMonitor):
-    """Collects KERNEL records: ``start(callback)`` calls ``callback(KernelData)`` per kernel."""
-
-    _NATIVE = native.KernelMonitor
-    _INTERFACE = native.KernelCallback
-    _ADAPTER = FunctionKernelCallback
+from ._kinds import KernelMonitor  # noqa: F401

@@ -9,8 +9,9 @@ import java.nio.ByteOrder;
  * {@link ByteBuffer}. Zero-copy: the buffer views the library's memory and is valid
  * <b>only during the callback</b>; {@link #copy()} keeps the bytes.
  *
- * <p>Field offsets (bytes from a record's start) are in {@link Kernel}, {@link Hccl},
- * {@link Communication} and {@link Marker}. String fields hold addresses of NUL-terminated strings
+ * <p>Field offsets (bytes from a record's start) are in one nested class per kind ({@link Kernel},
+ * {@link Marker}, ...), generated from the record schema ({@code schema/records.py}) into
+ * {@link RecordBatchLayouts}. String fields hold addresses of NUL-terminated strings
  * owned by the library for the life of the process: {@link #getString(int, int)} reads them.
  * Unsigned C fields are read with the Java type of the same width (as
  * {@link Integer#toUnsignedLong} where it matters, e.g. device and stream ids of 0xFFFFFFFF = none).
@@ -24,111 +25,7 @@ import java.nio.ByteOrder;
  * });
  * }</pre>
  */
-public final class RecordBatch {
-    /** Offsets in msptiActivityKernel (56 bytes). */
-    public static final class Kernel {
-        private Kernel() {}
-        /** Record size. */
-        public static final int SIZE = 56;
-        /** int32 msptiActivityKind. */
-        public static final int KIND = 0;
-        /** uint64 start, ns since the Unix epoch. */
-        public static final int START = 4;
-        /** uint64 end, ns since the Unix epoch. */
-        public static final int END = 12;
-        /** uint32 device id. */
-        public static final int DEVICE_ID = 20;
-        /** uint32 stream id. */
-        public static final int STREAM_ID = 24;
-        /** uint64 correlation id. */
-        public static final int CORRELATION_ID = 28;
-        /** const char * type. */
-        public static final int TYPE = 36;
-        /** const char * name. */
-        public static final int NAME = 44;
-    }
-
-    /** Offsets in msptiActivityHccl (56 bytes). */
-    public static final class Hccl {
-        private Hccl() {}
-        /** Record size. */
-        public static final int SIZE = 56;
-        /** int32 msptiActivityKind. */
-        public static final int KIND = 0;
-        /** uint64 start. */
-        public static final int START = 4;
-        /** uint64 end. */
-        public static final int END = 12;
-        /** uint32 device id. */
-        public static final int DEVICE_ID = 20;
-        /** uint32 stream id. */
-        public static final int STREAM_ID = 24;
-        /** double bandwidth, GB/s. */
-        public static final int BANDWIDTH = 28;
-        /** const char * name. */
-        public static final int NAME = 36;
-        /** const char * communicator name. */
-        public static final int COMM_NAME = 44;
-    }
-
-    /** Offsets in msptiActivityCommunication (72 bytes). */
-    public static final class Communication {
-        private Communication() {}
-        /** Record size. */
-        public static final int SIZE = 72;
-        /** int32 msptiActivityKind. */
-        public static final int KIND = 0;
-        /** int32 msptiCommunicationDataType. */
-        public static final int DATA_TYPE = 4;
-        /** uint64 element count. */
-        public static final int COUNT = 8;
-        /** uint32 device id. */
-        public static final int DEVICE_ID = 16;
-        /** uint32 stream id. */
-        public static final int STREAM_ID = 20;
-        /** uint64 start. */
-        public static final int START = 24;
-        /** uint64 end. */
-        public static final int END = 32;
-        /** const char * algorithm. */
-        public static final int ALG_TYPE = 40;
-        /** const char * name. */
-        public static final int NAME = 48;
-        /** const char * communicator name. */
-        public static final int COMM_NAME = 56;
-        /** uint64 correlation id. */
-        public static final int CORRELATION_ID = 64;
-    }
-
-    /** Offsets in msptiActivityMarker (56 bytes). */
-    public static final class Marker {
-        private Marker() {}
-        /** Record size. */
-        public static final int SIZE = 56;
-        /** int32 msptiActivityKind. */
-        public static final int KIND = 0;
-        /** int32 msptiActivityFlag. */
-        public static final int FLAG = 4;
-        /** int32 msptiActivitySourceKind. */
-        public static final int SOURCE_KIND = 8;
-        /** uint64 timestamp. */
-        public static final int TIMESTAMP = 12;
-        /** uint64 marker id. */
-        public static final int ID = 20;
-        /** uint32 process id (host records; same bytes as DEVICE_ID). */
-        public static final int PROCESS_ID = 28;
-        /** uint32 thread id (host records; same bytes as STREAM_ID). */
-        public static final int THREAD_ID = 32;
-        /** uint32 device id (device records). */
-        public static final int DEVICE_ID = 28;
-        /** uint32 stream id (device records). */
-        public static final int STREAM_ID = 32;
-        /** const char * message. */
-        public static final int NAME = 36;
-        /** const char * domain. */
-        public static final int DOMAIN = 44;
-    }
-
+public final class RecordBatch extends RecordBatchLayouts {
     private final MsptiActivityKind kind;
     private final ByteBuffer buffer;
     private final int count;
@@ -136,7 +33,7 @@ public final class RecordBatch {
 
     /** Built by the JNI layer over the library's memory. */
     RecordBatch(int kind, ByteBuffer buffer, int count, int stride) {
-        this.kind = Enums.kind(kind);
+        this.kind = Enums.activityKind(kind);
         this.buffer = buffer.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
         this.count = count;
         this.stride = stride;

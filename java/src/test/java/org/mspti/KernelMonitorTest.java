@@ -100,6 +100,41 @@ class KernelMonitorTest {
     }
 
     @Test
+    void apiRecordsCarryTheCallerAndJoinTheKernelsTheyLaunched() {
+        List<KernelData> kernels = new CopyOnWriteArrayList<>();
+        List<ApiData> apis = new CopyOnWriteArrayList<>();
+        List<String> fromBatch = new CopyOnWriteArrayList<>();
+        try (ApiMonitor apiMonitor = new ApiMonitor(); ApiMonitor batchMonitor = new ApiMonitor()) {
+            assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(kernels::add));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, apiMonitor.start(apis::add));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, batchMonitor.startBatch(batch -> {
+                assertEquals(RecordBatch.Api.SIZE, batch.getStride());
+                for (int i = 0; i < batch.getCount(); i++) {
+                    fromBatch.add(batch.getString(i, RecordBatch.Api.NAME) + "|"
+                                  + batch.getLong(i, RecordBatch.Api.CORRELATION_ID) + "|"
+                                  + batch.getInt(i, RecordBatch.Api.THREAD_ID));
+                }
+            }));
+            Tensor x = new Tensor(new float[] {1, 2, 3}, new long[] {3}, 0);
+            Vnpu.relu(Vnpu.mul(x, x)).toHost();
+            monitor.stop();
+            apiMonitor.stop();
+            batchMonitor.stop();
+        }
+        assertEquals(List.of("aclnnMul_MulAiCore_Mul", "aclnnRelu_ReluAiCore_Relu"),
+                     apis.stream().map(ApiData::getName).toList());
+        assertEquals(kernels.stream().map(KernelData::getCorrelationId).toList(),
+                     apis.stream().map(ApiData::getCorrelationId).toList());
+        for (ApiData a : apis) {
+            assertEquals(MsptiActivityKind.MSPTI_ACTIVITY_KIND_API, a.getKind());
+            assertEquals(ProcessHandle.current().pid(), a.getProcessId());
+            assertTrue(a.getThreadId() > 0 && a.getEnd() >= a.getStart() && a.getStart() > 0, a.toString());
+        }
+        assertEquals(apis.stream().map(a -> a.getName() + "|" + a.getCorrelationId() + "|" + a.getThreadId()).toList(),
+                     fromBatch);
+    }
+
+    @Test
     void noRecordsAfterStop() {
         List<KernelData> kernels = new CopyOnWriteArrayList<>();
         monitor.start(kernels::add);
