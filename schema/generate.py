@@ -545,7 +545,9 @@ class {m.name}(SingleCallbackMonitor):
     """{m.doc}
 
     ``start(callback)`` calls ``callback({r.name})`` once per record, on the delivery thread;
-    ``start_batch(callback)`` hands it numpy blocks of {r.c_struct} records (mspti.batch).
+    ``start_batch(callback)`` hands it numpy blocks of {r.c_struct} records (mspti.batch). On a
+    running monitor either switches to the new callback, as msPTI does. ``flush_all``,
+    ``flush_period`` and ``set_buffer_size`` are process-wide classmethods.
     """
 
     _NATIVE = native.{m.name}

@@ -139,3 +139,26 @@ TEST(MonitorSettings, SwitchingWhileRecordsStreamGivesEachRecordToExactlyOneCall
     EXPECT_EQ(m.stats().delivered, ids.size());
     EXPECT_EQ(ids.size(), producer.produced());  // none went to neither
 }
+
+// The generated monitors (schema/records.py) switch, refuse a null callback without a change, and
+// reach the process-wide calls through their class, each of them.
+template <typename M>
+class GeneratedMonitorSettings : public ::testing::Test {};
+using GeneratedMonitors =
+    ::testing::Types<mspti::KernelMonitor, mspti::CommunicationMonitor, mspti::ApiMonitor>;
+TYPED_TEST_SUITE(GeneratedMonitorSettings, GeneratedMonitors);
+
+TYPED_TEST(GeneratedMonitorSettings, StartSwitchesAndANullCallbackChangesNothing) {
+    EXPECT_EQ(TypeParam::flush_period(0), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(TypeParam::set_buffer_size(0), MsptiResult::MSPTI_ERROR_INVALID_PARAMETER);
+    TypeParam m;
+    ASSERT_EQ(m.start([](const auto &) {}), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(m.start([](const auto &) {}), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_TRUE(m.is_running());
+    EXPECT_TRUE(TypeParam::any_running());
+    EXPECT_EQ(m.start_batch(nullptr), MsptiResult::MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_TRUE(m.is_running());
+    EXPECT_EQ(TypeParam::flush_all(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_FALSE(TypeParam::any_running());
+}

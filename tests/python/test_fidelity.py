@@ -12,6 +12,7 @@ import pytest
 
 import mspti
 from mspti import KernelMonitor, MstxMonitor, MsptiResult, mstx
+from mspti.monitor import _kinds
 
 from conftest import run_code
 
@@ -27,6 +28,21 @@ def test_process_wide_calls_work_on_the_class_and_on_an_instance(owner):
     assert owner.flush_all() == OK
     assert owner.flush_period(0) == OK
     assert owner.set_buffer_size(0) == INVALID
+
+
+@pytest.mark.parametrize("name", [n for n in _kinds.MONITORS if n != "HcclMonitor"])
+def test_every_generated_monitor_switches_and_keeps_its_callback_on_bad_input(name):
+    """The monitors generated from schema/records.py (ApiMonitor too) behave as KernelMonitor."""
+    cls = getattr(mspti, name)
+    assert cls.flush_period(0) == OK and cls.set_buffer_size(0) == INVALID
+    assert "switches" in cls.__doc__
+    m = cls()
+    assert m.start(lambda d: None) == OK
+    assert m.start(lambda d: None) == OK and m.is_running()
+    assert m.start("not callable") == INVALID and m.is_running()
+    assert cls.flush_all() == OK
+    assert m.stop() == OK and not m.is_running()
+    assert m.stats().dropped == 0
 
 
 @pytest.mark.parametrize("value,why", [(-1, "0..4294967295"), (2**32, "0..4294967295"), (True, "int"),
@@ -203,5 +219,6 @@ def test_version_and_dir():
     names = dir(mspti)
     for internal in ("native", "_native", "_paths", "_loader", "_ctypes"):
         assert internal not in names
-    for public in mspti.__all__ + ["mstx", "batch", "__version__", "KernelCallback"]:
+    for public in mspti.__all__ + ["mstx", "batch", "__version__", "KernelCallback", "ApiMonitor", "ApiData",
+                                   "ApiCallback"]:
         assert public in names

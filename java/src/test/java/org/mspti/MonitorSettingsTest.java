@@ -92,4 +92,21 @@ class MonitorSettingsTest {
             kernels.close();
         }
     }
+
+    @Test
+    void generatedApiMonitorSwitchesAndKeepsItsCallbackOnNull() {
+        // ApiMonitor comes from schema/records.py alone; it behaves as every other monitor.
+        try (ApiMonitor api = new ApiMonitor()) {
+            assertEquals(MsptiResult.MSPTI_SUCCESS, ApiMonitor.flushPeriod(0));
+            assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, ApiMonitor.setBufferSize(0));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, api.start(d -> { }));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, api.start(d -> { }));
+            assertTrue(api.isRunning());
+            assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, api.start((ApiCallback) null));
+            assertTrue(api.isRunning());
+            assertEquals(MsptiResult.MSPTI_SUCCESS, ApiMonitor.flushAll());
+            assertEquals(MsptiResult.MSPTI_SUCCESS, api.stop());
+            assertEquals(0, api.stats().getDropped());
+        }
+    }
 }
