@@ -30,6 +30,11 @@ if [ -x "$build/bin/bench_cpp_delivery" ] && [ -d "$build/python/mspti" ]; then
   echo "== python delivery_bench" >&2
   PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python/delivery_bench.py" "$build" "$out/python_delivery.json" >/dev/null
 fi
+# mstx calls from Python against an empty Python call (bench/python/mstx_bench.py).
+if [ -d "$build/python/mspti" ]; then
+  echo "== python mstx_bench" >&2
+  PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python/mstx_bench.py" "$out/python_mstx.json" >/dev/null
+fi
 # The guide's example 3.2 at full size on the virtual NPU, next to numpy (bench/python/matmul_bench.py).
 if [ -d "$build/python/vnpu" ]; then
   echo "== python matmul_bench" >&2
