@@ -19,6 +19,11 @@ run() {  # run NAME: bin/NAME -> $out/NAME.json, if it was built
 
 run bench_markers
 run bench_markers_notool
+# CPU time per mark, 2 producer threads against 1 (a plain program; its JSON on stdout).
+if [ -x "$build/bin/bench_marker_thread_cpu" ]; then
+  echo "== bench_marker_thread_cpu" >&2
+  "$build/bin/bench_marker_thread_cpu" > "$out/bench_marker_thread_cpu.json"
+fi
 # Its own defaults (25 interleaved repetitions) and reporter; the JSON goes to a file.
 if [ -x "$build/bin/bench_kernel_overhead" ]; then
   echo "== bench_kernel_overhead" >&2

@@ -112,6 +112,42 @@ def marker_section(results):
     return lines
 
 
+def marker_thread_cpu_section(results):
+    path = os.path.join(results, "bench_marker_thread_cpu.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        r = json.load(f)
+    mark, clock, rec = r["mstxMarkA"], r["clock_gettime"], r["marker_records"]
+
+    def row(what, x, target):
+        one, two = x["one_thread"], x["two_threads"]
+        ok = f"≤ ×{target:.2f} | {verdict(x['ratio_median'] <= target)}" if target else "| "
+        return (f"| {what} | {fmt(one['min_ns'])} / {fmt(one['median_ns'])} | {fmt(two['min_ns'])} / "
+                f"{fmt(two['median_ns'])} | ×{x['ratio_median']:.2f} (min ×{x['ratio_min']:.2f}) | "
+                f"{x['two_thread_parallelism_median']:.2f} | {ok} |")
+
+    return [
+        "## Marker scaling in thread CPU time (bench/marker_thread_cpu_bench.cpp)",
+        "",
+        "CPU time per call (`CLOCK_THREAD_CPUTIME_ID` of each producer, which the run queue cannot inflate),",
+        f"{r['calls_per_thread']:,} calls per thread, one-thread and two-thread runs interleaved, "
+        f"{r['repetitions']} repetitions, collection on.",
+        "The control, `clock_gettime(CLOCK_MONOTONIC)`, shares nothing between threads: its ratio is what the",
+        "machine adds. Parallelism is the two producers' CPU time over the run's wall time: below 2 they did",
+        "not always run at once, and contention between them shows less.",
+        "",
+        "| what | 1 thread min / median | 2 threads min / median | ratio (median) | parallelism | target | |",
+        "|---|---|---|---|---|---|---|",
+        row("`mstxMarkA`", mark, 1.15),
+        row("`clock_gettime` (control)", clock, None),
+        "",
+        f"Marker records: {rec['marked']:,} marked, {rec['produced']:,} produced, {rec['delivered']:,} delivered, "
+        f"{rec['dropped']:,} dropped.",
+        "",
+    ]
+
+
 def kernel_section(results):
     path = os.path.join(results, "bench_kernel_overhead.json")
     if not os.path.exists(path):
@@ -308,6 +344,7 @@ def main():
         "",
     ]
     lines += marker_section(results)
+    lines += marker_thread_cpu_section(results)
     lines += kernel_section(results)
     lines += python_section(results)
     lines += python_mstx_section(results)
