@@ -160,3 +160,18 @@ def test_a_domain_marker_on_a_rejected_stream_is_a_value_error():
     assert lines[1].startswith("rejected: Domain.range_start(): stream 912080 was rejected: ")
     assert lines[2].startswith("rejected: mark(): stream 912080 was rejected: ")
     assert lines[3] == "[('on_stream', 'dev_dom')]"
+
+
+def test_a_str_that_is_not_utf8_encodable_is_rejected_and_not_recorded(collected):
+    marks, _ = collected
+    with pytest.raises(UnicodeEncodeError):
+        mstx.mark("lone \ud800 surrogate")
+    with pytest.raises(UnicodeEncodeError):
+        mstx.Domain("surrogate_dom").mark("\udfff")
+    MstxMonitor.flush_all()
+    assert marks == []
+
+
+def test_the_extension_stays_out_of_dir_mspti():
+    import mspti
+    assert "_mstx" not in dir(mspti) and "_mstx" not in mspti.__all__
