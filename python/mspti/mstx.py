@@ -43,9 +43,6 @@ del _fn
 
 _domain_create = _mstx._domain_create
 _domain_destroy = _mstx._domain_destroy
-_domain_mark = _mstx._domain_mark
-_domain_range_start = _mstx._domain_range_start
-_domain_range_end = _mstx._domain_range_end
 
 
 class range:  # noqa: A001  (mirrors torch_npu.npu.mstx.range)
@@ -82,10 +79,14 @@ class range:  # noqa: A001  (mirrors torch_npu.npu.mstx.range)
         return wrapper
 
 
-class Domain:
-    """An mstx domain: markers that MstxMonitor.enable_domain/disable_domain switch by name."""
+class Domain(_mstx.DomainBase):
+    """An mstx domain: markers that MstxMonitor.enable_domain/disable_domain switch by name.
 
-    __slots__ = ("name", "_handle")
+    mark, range_start and range_end (arguments as the module's functions) come from the extension,
+    as does ``_handle``.
+    """
+
+    __slots__ = ("name",)
 
     def __init__(self, name):
         if not isinstance(name, str):
@@ -99,18 +100,6 @@ class Domain:
     def valid(self):
         """False when no tool records markers or the name was rejected ("default", 255+ bytes)."""
         return self._handle is not None
-
-    def mark(self, message, stream=None):
-        """An instantaneous marker in this domain (arguments as :func:`mspti.mstx.mark`)."""
-        _domain_mark(self._handle, message, stream)
-
-    def range_start(self, message, stream=None):
-        """Starts a range in this domain; returns its id (0 when not recorded)."""
-        return _domain_range_start(self._handle, message, stream)
-
-    def range_end(self, range_id):
-        """Ends a range of this domain (an unknown id does nothing)."""
-        _domain_range_end(self._handle, range_id)
 
     def range(self, message, stream=None):
         """A context manager / decorator for a range in this domain."""

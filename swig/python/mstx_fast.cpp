@@ -1,4 +1,5 @@
-// mstx_fast.cpp: mspti._mstx, the mstx marker calls for Python without SWIG's wrappers.
+// mstx_fast.cpp: mspti._mstx, the mstx marker calls for Python without SWIG's wrappers (the
+// module functions mark/range_start/range_end and DomainBase, the C part of mstx.Domain).
 //
 // mstx.mark/range_start/range_end are called in inner loops, so they are METH_FASTCALL functions
 // that take the str itself: PyUnicode_AsUTF8AndSize returns the UTF-8 that CPython keeps on the
@@ -155,16 +156,6 @@ bool range_id_arg(const char *api, PyObject *obj, mstxRangeId *id) {
     return true;
 }
 
-/** A domain handle as Domain keeps it: an int, or None for a domain nothing records. */
-bool domain_arg(PyObject *obj, mstxDomainHandle_t *domain) {
-    if (obj == Py_None) {
-        *domain = nullptr;
-        return true;
-    }
-    *domain = static_cast<mstxDomainHandle_t>(PyLong_AsVoidPtr(obj));
-    return !PyErr_Occurred();
-}
-
 const char *const kMessageStream[] = {"message", "stream"};
 
 /** (message, stream=None) of mark/range_start: fast for a lone positional message. */
@@ -226,16 +217,130 @@ PyObject *py_range_end(PyObject *, PyObject *const *args, Py_ssize_t nargs, PyOb
     Py_RETURN_NONE;
 }
 
-// ---- Domain: its methods pass (handle, ...) positionally -------------------------------------------
+// ---- Domain: mspti.mstx.Domain derives from _mstx.DomainBase, which holds the handle -----------------
 
-bool exact_args(const char *api, Py_ssize_t nargs, Py_ssize_t want) {
-    if (nargs == want) return true;
-    PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", api, want, nargs);
-    return false;
+/** The C part of mspti.mstx.Domain: the handle (nullptr when nothing records the domain). */
+struct DomainObject {
+    PyObject_HEAD
+    mstxDomainHandle_t handle;
+};
+
+mstxDomainHandle_t handle_of(PyObject *self) { return reinterpret_cast<DomainObject *>(self)->handle; }
+
+PyObject *domain_mark(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *a[2];
+    if (!message_args("Domain.mark", args, nargs, kwnames, a)) return nullptr;
+    const char *message = nullptr;
+    switch (name_utf8("Domain.mark", "message", a[0], &message)) {
+        case Name::error: return nullptr;
+        case Name::not_recorded: Py_RETURN_NONE;
+        case Name::ok: break;
+    }
+    mstxDomainHandle_t domain = handle_of(self);
+    if (domain == nullptr) Py_RETURN_NONE;
+    if (a[1] == nullptr || a[1] == Py_None) {
+        mstxDomainMarkA(domain, message, nullptr);
+    } else if (!on_stream("Domain.mark", a[1], [&](void *stream) { mstxDomainMarkA(domain, message, stream); })) {
+        return nullptr;
+    }
+    Py_RETURN_NONE;
 }
 
+PyObject *domain_range_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *a[2];
+    if (!message_args("Domain.range_start", args, nargs, kwnames, a)) return nullptr;
+    const char *message = nullptr;
+    switch (name_utf8("Domain.range_start", "message", a[0], &message)) {
+        case Name::error: return nullptr;
+        case Name::not_recorded: return PyLong_FromLong(0);
+        case Name::ok: break;
+    }
+    mstxDomainHandle_t domain = handle_of(self);
+    if (domain == nullptr) return PyLong_FromLong(0);
+    mstxRangeId id = 0;
+    if (a[1] == nullptr || a[1] == Py_None) {
+        id = mstxDomainRangeStartA(domain, message, nullptr);
+    } else if (!on_stream("Domain.range_start", a[1],
+                          [&](void *stream) { id = mstxDomainRangeStartA(domain, message, stream); })) {
+        return nullptr;
+    }
+    return PyLong_FromUnsignedLongLong(id);
+}
+
+PyObject *domain_range_end(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"range_id"};
+    PyObject *a[1] = {nullptr};
+    if (nargs == 1 && kwnames == nullptr) {
+        a[0] = args[0];
+    } else if (!bind_args("Domain.range_end", args, nargs, kwnames, names, 1, 1, a)) {
+        return nullptr;
+    }
+    mstxRangeId id = 0;
+    if (!range_id_arg("Domain.range_end", a[0], &id)) return nullptr;
+    if (handle_of(self) != nullptr) mstxDomainRangeEnd(handle_of(self), id);
+    Py_RETURN_NONE;
+}
+
+PyObject *domain_get_handle(PyObject *self, void *) {
+    if (handle_of(self) == nullptr) Py_RETURN_NONE;
+    return PyLong_FromVoidPtr(handle_of(self));
+}
+
+int domain_set_handle(PyObject *self, PyObject *value, void *) {
+    mstxDomainHandle_t domain = nullptr;
+    if (value != nullptr && value != Py_None) {
+        domain = static_cast<mstxDomainHandle_t>(PyLong_AsVoidPtr(value));
+        if (domain == nullptr && PyErr_Occurred()) return -1;
+    }
+    reinterpret_cast<DomainObject *>(self)->handle = domain;
+    return 0;
+}
+
+template <typename F>
+PyCFunction as_cfunction(F *fn) {
+    return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn));
+}
+
+PyMethodDef g_domain_methods[] = {
+    {"mark", as_cfunction(domain_mark), METH_FASTCALL | METH_KEYWORDS,
+     "mark($self, message, stream=None)\n--\n\n"
+     "An instantaneous marker in this domain (arguments as :func:`mspti.mstx.mark`)."},
+    {"range_start", as_cfunction(domain_range_start), METH_FASTCALL | METH_KEYWORDS,
+     "range_start($self, message, stream=None)\n--\n\n"
+     "Starts a range in this domain; returns its id (0 when not recorded)."},
+    {"range_end", as_cfunction(domain_range_end), METH_FASTCALL | METH_KEYWORDS,
+     "range_end($self, range_id)\n--\n\n"
+     "Ends a range of this domain (an unknown id does nothing)."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyGetSetDef g_domain_getset[] = {
+    {"_handle", domain_get_handle, domain_set_handle,
+     "The domain's mstx handle as an int; None when nothing records it.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyType_Slot g_domain_slots[] = {
+    {Py_tp_doc, const_cast<char *>("The C part of mspti.mstx.Domain: its handle and its marker calls.")},
+    {Py_tp_methods, g_domain_methods},
+    {Py_tp_getset, g_domain_getset},
+    {Py_tp_new, reinterpret_cast<void *>(PyType_GenericNew)},
+    {0, nullptr},
+};
+
+PyType_Spec g_domain_spec = {
+    "mspti._mstx.DomainBase",
+    sizeof(DomainObject),
+    0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    g_domain_slots,
+};
+
 PyObject *py_domain_create(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-    if (!exact_args("_domain_create", nargs, 1)) return nullptr;
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError, "_domain_create() takes 1 argument (%zd given)", nargs);
+        return nullptr;
+    }
     const char *name = nullptr;
     switch (name_utf8("Domain", "name", args[0], &name)) {
         case Name::error: return nullptr;
@@ -247,62 +352,10 @@ PyObject *py_domain_create(PyObject *, PyObject *const *args, Py_ssize_t nargs) 
     return PyLong_FromVoidPtr(domain);
 }
 
-PyObject *py_domain_destroy(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-    mstxDomainHandle_t domain = nullptr;
-    if (!exact_args("_domain_destroy", nargs, 1) || !domain_arg(args[0], &domain)) return nullptr;
+PyObject *py_domain_destroy(PyObject *, PyObject *domain_obj) {
+    auto domain = static_cast<mstxDomainHandle_t>(PyLong_AsVoidPtr(domain_obj));
+    if (domain == nullptr && PyErr_Occurred()) return nullptr;
     if (domain != nullptr) mstxDomainDestroy(domain);
-    Py_RETURN_NONE;
-}
-
-PyObject *py_domain_mark(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-    mstxDomainHandle_t domain = nullptr;
-    if (!exact_args("_domain_mark", nargs, 3)) return nullptr;
-    const char *message = nullptr;
-    switch (name_utf8("Domain.mark", "message", args[1], &message)) {
-        case Name::error: return nullptr;
-        case Name::not_recorded: Py_RETURN_NONE;
-        case Name::ok: break;
-    }
-    if (!domain_arg(args[0], &domain)) return nullptr;
-    if (domain == nullptr) Py_RETURN_NONE;
-    if (args[2] == Py_None) {
-        mstxDomainMarkA(domain, message, nullptr);
-    } else if (!on_stream("Domain.mark", args[2],
-                          [&](void *stream) { mstxDomainMarkA(domain, message, stream); })) {
-        return nullptr;
-    }
-    Py_RETURN_NONE;
-}
-
-PyObject *py_domain_range_start(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-    mstxDomainHandle_t domain = nullptr;
-    if (!exact_args("_domain_range_start", nargs, 3)) return nullptr;
-    const char *message = nullptr;
-    switch (name_utf8("Domain.range_start", "message", args[1], &message)) {
-        case Name::error: return nullptr;
-        case Name::not_recorded: return PyLong_FromLong(0);
-        case Name::ok: break;
-    }
-    if (!domain_arg(args[0], &domain)) return nullptr;
-    if (domain == nullptr) return PyLong_FromLong(0);
-    mstxRangeId id = 0;
-    if (args[2] == Py_None) {
-        id = mstxDomainRangeStartA(domain, message, nullptr);
-    } else if (!on_stream("Domain.range_start", args[2],
-                          [&](void *stream) { id = mstxDomainRangeStartA(domain, message, stream); })) {
-        return nullptr;
-    }
-    return PyLong_FromUnsignedLongLong(id);
-}
-
-PyObject *py_domain_range_end(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-    mstxDomainHandle_t domain = nullptr;
-    mstxRangeId id = 0;
-    if (!exact_args("_domain_range_end", nargs, 2) || !range_id_arg("Domain.range_end", args[1], &id) ||
-        !domain_arg(args[0], &domain)) {
-        return nullptr;
-    }
-    if (domain != nullptr) mstxDomainRangeEnd(domain, id);
     Py_RETURN_NONE;
 }
 
@@ -314,11 +367,6 @@ PyObject *py_set_too_long_hook(PyObject *, PyObject *hook) {
     Py_INCREF(hook);
     Py_XSETREF(g_too_long_hook, hook);
     Py_RETURN_NONE;
-}
-
-template <typename F>
-PyCFunction as_cfunction(F *fn) {
-    return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn));
 }
 
 PyMethodDef g_methods[] = {
@@ -342,14 +390,8 @@ PyMethodDef g_methods[] = {
      "ValueError for one outside 0..2**64-1."},
     {"_domain_create", as_cfunction(py_domain_create), METH_FASTCALL,
      "_domain_create($module, name, /)\n--\n\nThe handle (an int) of domain ``name``, or None when nothing records it."},
-    {"_domain_destroy", as_cfunction(py_domain_destroy), METH_FASTCALL,
+    {"_domain_destroy", py_domain_destroy, METH_O,
      "_domain_destroy($module, handle, /)\n--\n\nMarks the domain ``handle`` destroyed."},
-    {"_domain_mark", as_cfunction(py_domain_mark), METH_FASTCALL,
-     "_domain_mark($module, handle, message, stream, /)\n--\n\nDomain.mark()."},
-    {"_domain_range_start", as_cfunction(py_domain_range_start), METH_FASTCALL,
-     "_domain_range_start($module, handle, message, stream, /)\n--\n\nDomain.range_start()."},
-    {"_domain_range_end", as_cfunction(py_domain_range_end), METH_FASTCALL,
-     "_domain_range_end($module, handle, range_id, /)\n--\n\nDomain.range_end()."},
     {"_set_too_long_hook", py_set_too_long_hook, METH_O,
      "_set_too_long_hook($module, hook, /)\n--\n\n"
      "hook(api, what, nbytes) is called for a name of more than 254 bytes, which is not recorded."},
@@ -370,4 +412,14 @@ PyModuleDef g_module = {
 
 }  // namespace
 
-PyMODINIT_FUNC PyInit__mstx(void) { return PyModule_Create(&g_module); }
+PyMODINIT_FUNC PyInit__mstx(void) {
+    PyObject *module = PyModule_Create(&g_module);
+    if (module == nullptr) return nullptr;
+    PyObject *domain_type = PyType_FromSpec(&g_domain_spec);
+    if (domain_type == nullptr || PyModule_AddObject(module, "DomainBase", domain_type) != 0) {
+        Py_XDECREF(domain_type);
+        Py_DECREF(module);
+        return nullptr;
+    }
+    return module;
+}

@@ -175,3 +175,20 @@ def test_a_str_that_is_not_utf8_encodable_is_rejected_and_not_recorded(collected
 def test_the_extension_stays_out_of_dir_mspti():
     import mspti
     assert "_mstx" not in dir(mspti) and "_mstx" not in mspti.__all__
+
+
+def test_domain_methods_bind_like_defs(collected):
+    marks, ranges = collected
+    d = mstx.Domain("kw_dom")
+    assert str(inspect.signature(d.mark)) == "(message, stream=None)"
+    assert str(inspect.signature(d.range_end)) == "(range_id)"
+    assert "this domain" in mstx.Domain.mark.__doc__
+    d.mark(message="km", stream=None)
+    d.range_end(range_id=d.range_start(stream=None, message="kr"))
+    with pytest.raises(TypeError, match=r"^Domain.mark\(\) missing 1 required positional argument: 'message'$"):
+        d.mark()
+    with pytest.raises(TypeError, match=r"^Domain.range_end\(\) got an unexpected keyword argument 'rid'$"):
+        d.range_end(rid=1)
+    MstxMonitor.flush_all()
+    assert [(r.name, r.domain) for r in marks] == [("km", "kw_dom")]
+    assert [(r.name, r.domain) for r in ranges] == [("kr", "kw_dom")]
