@@ -116,17 +116,19 @@ def test_domain_calls_keep_their_checks_and_record_in_the_domain(collected, capl
 def test_a_marker_allocates_nothing(collected):
     """The UTF-8 of a str is taken from the str itself, not converted into a new bytes per call."""
     messages = ["a" * 200, "é" * 100]
+    marks = [mstx.mark, mstx.Domain("alloc_dom").mark]
     for message in messages:
         mstx.mark(message)  # the first call makes CPython keep the UTF-8 of a non-ASCII str
     tracemalloc.start()
     try:
-        for message in messages:
-            before, _ = tracemalloc.get_traced_memory()
-            tracemalloc.reset_peak()
-            for _ in range(100):
-                mstx.mark(message)
-            _, peak = tracemalloc.get_traced_memory()
-            assert peak - before < 100, f"{peak - before} bytes allocated while marking {message[:3]!r}..."
+        for mark in marks:
+            for message in messages:
+                before, _ = tracemalloc.get_traced_memory()
+                tracemalloc.reset_peak()
+                for _ in range(100):
+                    mark(message)
+                _, peak = tracemalloc.get_traced_memory()
+                assert peak - before < 100, f"{peak - before} bytes allocated by {mark} for {message[:3]!r}..."
     finally:
         tracemalloc.stop()
 
