@@ -19,6 +19,11 @@ run() {  # run NAME: bin/NAME -> $out/NAME.json, if it was built
 
 run bench_markers
 run bench_markers_notool
+# CPU time per mark, 2 producer threads against 1 (a plain program; its JSON on stdout).
+if [ -x "$build/bin/bench_marker_thread_cpu" ]; then
+  echo "== bench_marker_thread_cpu" >&2
+  "$build/bin/bench_marker_thread_cpu" > "$out/bench_marker_thread_cpu.json"
+fi
 # Its own defaults (25 interleaved repetitions) and reporter; the JSON goes to a file.
 if [ -x "$build/bin/bench_kernel_overhead" ]; then
   echo "== bench_kernel_overhead" >&2
@@ -29,6 +34,11 @@ fi
 if [ -x "$build/bin/bench_cpp_delivery" ] && [ -d "$build/python/mspti" ]; then
   echo "== python delivery_bench" >&2
   PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python/delivery_bench.py" "$build" "$out/python_delivery.json" >/dev/null
+fi
+# mstx calls from Python against an empty Python call (bench/python/mstx_bench.py).
+if [ -d "$build/python/mspti" ]; then
+  echo "== python mstx_bench" >&2
+  PYTHONPATH="$build/python" /usr/bin/python3 "$root/bench/python/mstx_bench.py" "$out/python_mstx.json" >/dev/null
 fi
 # The guide's example 3.2 at full size on the virtual NPU, next to numpy (bench/python/matmul_bench.py).
 if [ -d "$build/python/vnpu" ]; then

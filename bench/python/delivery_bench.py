@@ -1,10 +1,8 @@
 #!/usr/bin/env python3
-"""Python delivery and marker benchmarks, each with its baseline from the same run.
-
-- records/s to a per-record Python callback and to a numpy batch callback (N mstx marks
-  collected into one 256 MB buffer, then one timed flush_all(): delivery only), next to the C++
-  Monitor delivering the same workload to a C++ callback (bench_cpp_delivery);
-- ``mspti.mstx.range_start`` + ``range_end`` from Python, next to an empty Python function call.
+"""Python delivery benchmarks, each with its baseline from the same run: records/s to a
+per-record Python callback and to a numpy batch callback (N mstx marks collected into one 256 MB
+buffer, then one timed flush_all(): delivery only), next to the C++ Monitor delivering the same
+workload to a C++ callback (bench_cpp_delivery). The mstx call costs are in mstx_bench.py.
 
 Usage: delivery_bench.py BUILD_DIR OUT_JSON [records]
 """
@@ -13,7 +11,6 @@ import os
 import subprocess
 import sys
 import time
-import timeit
 
 from mspti import MsptiResult, MstxMonitor, mstx
 
@@ -56,28 +53,6 @@ def batch(records):
     return rate
 
 
-def mstx_range_ns(n=200000):
-    m = MstxMonitor()
-    m.set_buffer_size(64)
-    m.start(range_cb=lambda r: None)
-    start, end = mstx.range_start, mstx.range_end
-
-    def ranges():
-        for _ in range(n):
-            end(start("r"))
-
-    def empty():
-        pass
-
-    def calls():
-        for _ in range(n):
-            empty()
-    t_range = min(timeit.repeat(ranges, number=1, repeat=REPEATS)) / n * 1e9
-    t_empty = min(timeit.repeat(calls, number=1, repeat=REPEATS)) / n * 1e9
-    m.stop()
-    return t_range, t_empty
-
-
 def main():
     build, out = sys.argv[1], sys.argv[2]
     records = int(sys.argv[3]) if len(sys.argv) > 3 else 1000000
@@ -90,7 +65,6 @@ def main():
         "cpp_per_record_rps": cpp["per_record_rps"],
         "cpp_batch_rps": cpp["batch_rps"],
     }
-    result["mstx_range_start_end_ns"], result["empty_python_call_ns"] = mstx_range_ns()
     with open(out, "w") as f:
         json.dump(result, f, indent=2)
     print(json.dumps(result, indent=2))
