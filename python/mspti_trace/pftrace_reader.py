@@ -290,7 +290,9 @@ def load_json(path):
         return json.loads(text)
     except json.JSONDecodeError:
         cut = text.rstrip()
-        last = cut.rfind("},\n")
+        if cut.endswith("},"):  # cut between two windows: every event is whole
+            return json.loads(cut[:-1] + "]}")
+        last = cut.rfind("},\n")  # cut inside an event: drop it
         if last < 0:
             raise
         return json.loads(cut[:last + 1] + "]}")

@@ -92,6 +92,9 @@ void step_aside(const char *function, bool unsubscribe) {
 
 void at_exit() { stop_tracing(false); }
 
+// A forked child has no writer thread: it is not traced (an exec traces it again).
+void in_child() { g_active.store(false); }
+
 void on_sigterm(int sig, siginfo_t *info, void *context) {
     if (g_active.load() && g_writer != nullptr) {
         g_writer->finish_from_signal();
@@ -150,6 +153,10 @@ __attribute__((constructor)) void init() {
     g_active = true;
     // After libmspti's own exit handler was registered, so that this one runs first.
     std::atexit(at_exit);
+    pthread_atfork(nullptr, nullptr, in_child);
+    // Not in a Python interpreter: its signal module reports a C handler as None, and programs
+    // that save and restore SIGTERM's handler (vnpu.run does) would fail restoring it.
+    if (dlsym(RTLD_DEFAULT, "Py_IsInitialized") != nullptr) return;
     struct sigaction sa {};
     sa.sa_sigaction = on_sigterm;
     sa.sa_flags = SA_SIGINFO;

@@ -12,6 +12,8 @@ constexpr uint32_t kMarkFlags = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS | MSPTI
 constexpr uint32_t kStartFlags = MSPTI_ACTIVITY_FLAG_MARKER_START | MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE;
 constexpr uint32_t kEndFlags = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
 
+constexpr uint64_t kHorizonNs = 10ull * 1000000000ull;
+
 const char *or_empty(const char *s) { return s != nullptr ? s : ""; }
 
 const char *memcpy_name(msptiActivityMemcpyKind k) {
@@ -130,7 +132,7 @@ void Timeline::put(const Slice &s) {
     Base &b = bases_[s.track];
     if (b.lanes.empty()) {
         b.track = s.track;
-        b.lanes.push_back(Lane{s.track, 0, {}, {}});
+        b.lanes.push_back(Lane{s.track, 0, {}, {}, {}});
     }
     b.window.push_back(s);
 }
@@ -272,22 +274,41 @@ void Timeline::add_marker(const Record &r) {
     }
 }
 
+// A slice that starts before the lane's latest start (its parent arrived after its children,
+// in a later window): it fits if it nests with every slice of the lane it overlaps.
+bool Timeline::fits_late(const Lane &lane, const Slice &s) {
+    for (auto it = lane.placed.lower_bound(s.start); it != lane.placed.end() && it->first < s.end; ++it)
+        if (it->second > s.end && it->first != s.start) return false;
+    for (auto it = std::make_reverse_iterator(lane.placed.lower_bound(s.start)); it != lane.placed.rend(); ++it)
+        if (it->second > s.start && it->second < s.end) return false;
+    return true;
+}
+
 // Puts `s` on the first lane of its track where it nests with what that lane already holds.
 void Timeline::place(Base &base, const Slice &s) {
     for (size_t i = 0;; ++i) {
         if (i == base.lanes.size()) {
             const Track &t = tracks_[base.track - 1];
             uint32_t idx = new_track(Track::kLane, t.parent, t.name + " \xC2\xB7 lane " + std::to_string(i + 1));
-            base.lanes.push_back(Lane{idx, 0, {}, {}});
+            base.lanes.push_back(Lane{idx, 0, {}, {}, {}});
         }
         Lane &lane = base.lanes[i];
-        if (s.start < lane.max_start) continue;  // arrived after a later-starting slice
-        size_t open = lane.ends.size();
-        while (open > 0 && lane.ends[open - 1] <= s.start) --open;
-        if (open > 0 && lane.ends[open - 1] < s.end) continue;  // overlaps without nesting
-        lane.ends.resize(open);
-        lane.ends.push_back(s.end);
-        lane.max_start = s.start;
+        if (s.start < lane.max_start) {
+            if (!fits_late(lane, s)) continue;
+            if (s.end > lane.max_start) {
+                // Still open at the frontier: it joins the stack of open slices, by its end.
+                auto pos = std::find_if(lane.ends.begin(), lane.ends.end(), [&](uint64_t e) { return e < s.end; });
+                lane.ends.insert(pos, s.end);
+            }
+        } else {
+            size_t open = lane.ends.size();
+            while (open > 0 && lane.ends[open - 1] <= s.start) --open;
+            if (open > 0 && lane.ends[open - 1] < s.end) continue;  // overlaps without nesting
+            lane.ends.resize(open);
+            lane.ends.push_back(s.end);
+            lane.max_start = s.start;
+        }
+        lane.placed.emplace(s.start, s.end);
         Slice copy = s;
         copy.track = lane.track;
         lane.window.push_back(copy);
@@ -320,7 +341,12 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
         std::sort(b.window.begin(), b.window.end(), nesting_order);
         for (const Slice &s : b.window) place(b, s);
         b.window.clear();
-        for (Lane &lane : b.lanes) emit(lane);
+        for (Lane &lane : b.lanes) {
+            emit(lane);
+            // Late slices are checked against the last kHorizonNs only.
+            uint64_t cutoff = lane.max_start > kHorizonNs ? lane.max_start - kHorizonNs : 0;
+            while (!lane.placed.empty() && lane.placed.begin()->first < cutoff) lane.placed.erase(lane.placed.begin());
+        }
     }
     if (final) {
         // Ranges that never ended: an instant at their start, so that nothing is left open.

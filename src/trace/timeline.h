@@ -32,6 +32,7 @@ private:
         uint32_t track;
         uint64_t max_start = 0;
         std::vector<uint64_t> ends;  // ends of the slices still open at max_start, outermost first
+        std::multimap<uint64_t, uint64_t> placed;  // start -> end of recent slices, for late ones
         std::vector<Slice> window;   // this window's slices, in (start, -end) order
     };
     struct Base {
@@ -55,6 +56,7 @@ private:
     void put(const Slice &s);
     void add_marker(const Record &r);
     void place(Base &base, const Slice &s);
+    static bool fits_late(const Lane &lane, const Slice &s);
     void emit(Lane &lane);
     const char *keep_string(std::string s);
     uint64_t flow_id(uint64_t correlationId) const;

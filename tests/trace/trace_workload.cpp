@@ -4,8 +4,9 @@
 //   trace_workload [--warmup W] [--iters N] [--kernels K] [--hold] [--loop] [--own-client]
 //
 // Ranks come from vnpu.run's environment (RANK, WORLD_SIZE, LOCAL_RANK, VNPU_HCCL_ROOT_INFO).
-// --hold: after the work, print "READY" and wait for stdin to close. --loop: after the work,
-// print "READY" and go on iterating until killed. --own-client: register an msPTI client of
+// --hold: after the work, print "READY <pid>" and wait for stdin to close. --loop: after the work,
+// print "READY" and go on iterating until killed. --phase2: after "READY", wait for a line on
+// stdin and run the iterations again. --own-client: register an msPTI client of
 // its own and print how many kernel records it got.
 #include <unistd.h>
 
@@ -78,7 +79,7 @@ void add_kernel(Tensors &t, aclrtStream stream) {
 
 int main(int argc, char **argv) {
     int warmup = 1, iters = 3, kernels = 4;
-    bool hold = false, loop = false, own = false;
+    bool hold = false, loop = false, own = false, phase2 = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--warmup" && i + 1 < argc) warmup = std::atoi(argv[++i]);
@@ -87,6 +88,7 @@ int main(int argc, char **argv) {
         else if (a == "--hold") hold = true;
         else if (a == "--loop") loop = true;
         else if (a == "--own-client") own = true;
+        else if (a == "--phase2") phase2 = true;
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
@@ -152,14 +154,19 @@ int main(int argc, char **argv) {
     std::printf("workload: rank %d kernels %ld collectives %ld ranges %d marks %d\n", rank, done_kernels,
                 done_collectives, warmup + iters, warmup + iters);
     std::fflush(stdout);
-    if (hold || loop) {
-        std::printf("READY\n");
+    if (hold || loop || phase2) {
+        std::printf("READY %d\n", static_cast<int>(getpid()));
         std::fflush(stdout);
         if (loop) {
             for (;;) iteration("step");
         }
         char c;
-        while (read(0, &c, 1) > 0) {
+        while (read(0, &c, 1) > 0 && !(phase2 && c == '\n')) {
+        }
+        if (phase2) {
+            for (int i = 0; i < iters; ++i) iteration("step");
+            std::printf("phase 2: kernels %d\n", iters * kernels);
+            std::fflush(stdout);
         }
     }
     aclDestroyTensor(t.ta);
