@@ -1,6 +1,6 @@
 // Protobuf wire-format encoding, just what a Perfetto TracePacket stream needs: varints,
-// fixed64, doubles, strings and nested messages (length written as a 4-byte padded varint, so
-// a message can be written before its length is known).
+// fixed64, doubles, strings and nested messages (one byte is reserved for the length, and the
+// rare message of 128 bytes or more is moved up to make room for a longer varint).
 #pragma once
 
 #include <cstdint>
@@ -49,16 +49,22 @@ public:
     size_t begin(uint32_t field) {
         tag(field, kLength);
         size_t at = out_.size();
-        out_.append(4, '\0');
+        out_.push_back('\0');
         return at;
     }
     void end(size_t at) {
-        size_t len = out_.size() - at - 4;  // < 2^28 by construction (one packet)
-        for (int i = 0; i < 4; ++i) {
-            uint8_t b = static_cast<uint8_t>((len >> (7 * i)) & 0x7f);
-            if (i < 3) b |= 0x80;
-            out_[at + i] = static_cast<char>(b);
+        size_t len = out_.size() - at - 1;
+        if (len < 0x80) {
+            out_[at] = static_cast<char>(len);
+            return;
         }
+        char b[10];
+        size_t n = 0;
+        for (size_t v = len; ; v >>= 7) {
+            b[n++] = static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+            if (v < 0x80) break;
+        }
+        out_.replace(at, 1, b, n);
     }
 
 private:

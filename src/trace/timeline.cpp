@@ -12,7 +12,7 @@ constexpr uint32_t kMarkFlags = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS | MSPTI
 constexpr uint32_t kStartFlags = MSPTI_ACTIVITY_FLAG_MARKER_START | MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE;
 constexpr uint32_t kEndFlags = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
 
-constexpr uint64_t kHorizonNs = 10ull * 1000000000ull;
+constexpr uint64_t kHorizonNs = 2ull * 1000000000ull;  // how late a slice may come and still be checked
 
 const char *or_empty(const char *s) { return s != nullptr ? s : ""; }
 
@@ -132,7 +132,7 @@ void Timeline::put(const Slice &s) {
     Base &b = bases_[s.track];
     if (b.lanes.empty()) {
         b.track = s.track;
-        b.lanes.push_back(Lane{s.track, 0, {}, {}, {}});
+        b.lanes.push_back(Lane{s.track, 0, {}, {}, 0, {}});
     }
     b.window.push_back(s);
 }
@@ -277,20 +277,25 @@ void Timeline::add_marker(const Record &r) {
 // A slice that starts before the lane's latest start (its parent arrived after its children,
 // in a later window): it fits if it nests with every slice of the lane it overlaps.
 bool Timeline::fits_late(const Lane &lane, const Slice &s) {
-    for (auto it = lane.placed.lower_bound(s.start); it != lane.placed.end() && it->first < s.end; ++it)
+    auto first = lane.placed.begin() + static_cast<long>(lane.placed_head);
+    auto at = std::lower_bound(first, lane.placed.end(), std::make_pair(s.start, uint64_t{0}));
+    for (auto it = at; it != lane.placed.end() && it->first < s.end; ++it)
         if (it->second > s.end && it->first != s.start) return false;
-    for (auto it = std::make_reverse_iterator(lane.placed.lower_bound(s.start)); it != lane.placed.rend(); ++it)
+    for (auto it = at; it != first;) {
+        --it;
         if (it->second > s.start && it->second < s.end) return false;
+    }
     return true;
 }
 
 // Puts `s` on the first lane of its track where it nests with what that lane already holds.
-void Timeline::place(Base &base, const Slice &s) {
+void Timeline::place(Base &base, uint32_t index) {
+    const Slice &s = base.window[index];
     for (size_t i = 0;; ++i) {
         if (i == base.lanes.size()) {
             const Track &t = tracks_[base.track - 1];
             uint32_t idx = new_track(Track::kLane, t.parent, t.name + " \xC2\xB7 lane " + std::to_string(i + 1));
-            base.lanes.push_back(Lane{idx, 0, {}, {}, {}});
+            base.lanes.push_back(Lane{idx, 0, {}, {}, 0, {}});
         }
         Lane &lane = base.lanes[i];
         if (s.start < lane.max_start) {
@@ -308,18 +313,22 @@ void Timeline::place(Base &base, const Slice &s) {
             lane.ends.push_back(s.end);
             lane.max_start = s.start;
         }
-        lane.placed.emplace(s.start, s.end);
-        Slice copy = s;
-        copy.track = lane.track;
-        lane.window.push_back(copy);
+        auto pair = std::make_pair(s.start, s.end);
+        if (lane.placed.empty() || lane.placed.back() <= pair) lane.placed.push_back(pair);
+        else lane.placed.insert(std::upper_bound(lane.placed.begin() + static_cast<long>(lane.placed_head),
+                                                 lane.placed.end(), pair), pair);
+        lane.window.push_back(index);
         return;
     }
 }
 
 // BEGIN/END events of one lane's window in nesting order.
-void Timeline::emit(Lane &lane) {
-    std::vector<uint64_t> stack;
-    for (const Slice &s : lane.window) {
+void Timeline::emit(Base &base, Lane &lane) {
+    std::vector<uint64_t> &stack = stack_;
+    stack.clear();
+    for (uint32_t index : lane.window) {
+        Slice &s = base.window[index];
+        s.track = lane.track;
         while (!stack.empty() && stack.back() <= s.start) {
             sink_.end(lane.track, stack.back());
             stack.pop_back();
@@ -338,15 +347,23 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     for (auto &entry : bases_) {
         Base &b = entry.second;
         if (b.window.empty()) continue;
-        std::sort(b.window.begin(), b.window.end(), nesting_order);
-        for (const Slice &s : b.window) place(b, s);
-        b.window.clear();
+        // Sorted through indices: a Slice is a few hundred bytes.
+        order_.resize(b.window.size());
+        for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+        std::sort(order_.begin(), order_.end(),
+                  [&b](uint32_t x, uint32_t y) { return nesting_order(b.window[x], b.window[y]); });
+        for (uint32_t i : order_) place(b, i);
         for (Lane &lane : b.lanes) {
-            emit(lane);
+            emit(b, lane);
             // Late slices are checked against the last kHorizonNs only.
             uint64_t cutoff = lane.max_start > kHorizonNs ? lane.max_start - kHorizonNs : 0;
-            while (!lane.placed.empty() && lane.placed.begin()->first < cutoff) lane.placed.erase(lane.placed.begin());
+            while (lane.placed_head < lane.placed.size() && lane.placed[lane.placed_head].first < cutoff) ++lane.placed_head;
+            if (lane.placed_head > 4096 && lane.placed_head * 2 > lane.placed.size()) {
+                lane.placed.erase(lane.placed.begin(), lane.placed.begin() + static_cast<long>(lane.placed_head));
+                lane.placed_head = 0;
+            }
         }
+        b.window.clear();
     }
     if (final) {
         // Ranges that never ended: an instant at their start, so that nothing is left open.

@@ -32,8 +32,9 @@ private:
         uint32_t track;
         uint64_t max_start = 0;
         std::vector<uint64_t> ends;  // ends of the slices still open at max_start, outermost first
-        std::multimap<uint64_t, uint64_t> placed;  // start -> end of recent slices, for late ones
-        std::vector<Slice> window;   // this window's slices, in (start, -end) order
+        std::vector<std::pair<uint64_t, uint64_t>> placed;  // (start, end) of recent slices, by start
+        size_t placed_head = 0;                             // entries before it are forgotten
+        std::vector<uint32_t> window;  // this window's slices (indices into Base::window), in (start, -end) order
     };
     struct Base {
         uint32_t track;
@@ -55,9 +56,9 @@ private:
     Slice slice(uint32_t track, const Record &r, const char *name, const char *category);
     void put(const Slice &s);
     void add_marker(const Record &r);
-    void place(Base &base, const Slice &s);
+    void place(Base &base, uint32_t index);
     static bool fits_late(const Lane &lane, const Slice &s);
-    void emit(Lane &lane);
+    void emit(Base &base, Lane &lane);
     const char *keep_string(std::string s);
     uint64_t flow_id(uint64_t correlationId) const;
 
@@ -74,6 +75,8 @@ private:
     std::unordered_map<uint64_t, uint64_t> early_ends_;     // an end seen before its start
     std::map<uint32_t, int64_t> memory_in_use_;
     std::deque<std::string> strings_;
+    std::vector<uint32_t> order_;
+    std::vector<uint64_t> stack_;
     uint32_t dropped_track_ = 0;
     uint64_t last_dropped_ = 0;
     uint64_t unmatched_ = 0;

@@ -36,14 +36,6 @@ timespec deadline_in(int ms) {
     return ts;
 }
 
-// Markers first at equal starts, so that a capture range opens before what it encloses.
-bool start_order(const Record &a, const Record &b) {
-    if (a.start != b.start) return a.start < b.start;
-    bool am = a.kind() == MSPTI_ACTIVITY_KIND_MARKER, bm = b.kind() == MSPTI_ACTIVITY_KIND_MARKER;
-    if (am != bm) return am;
-    return a.seq < b.seq;
-}
-
 constexpr size_t kMaxPending = 1u << 20;  // records held back for the capture range, at most
 
 }  // namespace
@@ -169,12 +161,25 @@ void Writer::window(bool final) {
     uint64_t watermark = UINT64_MAX;
     if (!final && !config_.capture_range.empty() && pending_.size() < kMaxPending)
         watermark = now_epoch_ns() - 2ull * config_.flush_ms * 1000000ull;
-    auto ready_end = std::partition(pending_.begin(), pending_.end(),
-                                    [watermark](const Record &r) { return r.end < watermark; });
-    std::vector<Record> ready(pending_.begin(), ready_end);
-    pending_.erase(pending_.begin(), ready_end);
-    std::sort(ready.begin(), ready.end(), start_order);
-    for (const Record &r : ready) {
+    ready_.clear();
+    if (watermark == UINT64_MAX) {
+        ready_.swap(pending_);
+    } else {
+        auto ready_end = std::partition(pending_.begin(), pending_.end(),
+                                        [watermark](const Record &r) { return r.end < watermark; });
+        ready_.assign(pending_.begin(), ready_end);
+        pending_.erase(pending_.begin(), ready_end);
+    }
+    // Sorted through small keys: a Record is 120 bytes.
+    order_.resize(ready_.size());
+    for (size_t i = 0; i < ready_.size(); ++i) {
+        const Record &r = ready_[i];
+        order_[i] = SortKey{r.start, (r.kind() == MSPTI_ACTIVITY_KIND_MARKER ? 0 : 1ull << 63) | r.seq,
+                            static_cast<uint32_t>(i)};
+    }
+    std::sort(order_.begin(), order_.end());
+    for (const SortKey &k : order_) {
+        const Record &r = ready_[k.index];
         if (!filter_.keep(r)) continue;
         if (ensure_sink()) timeline_->add(r);
     }

@@ -54,8 +54,15 @@ private:
     sem_t wake_{}, done_{};
     std::atomic<bool> finishing_{false}, signalled_{false}, finished_{false}, started_{false};
     std::thread thread_;
-    // Writer-thread state.
-    std::vector<Record> pending_;
+    // Writer-thread state. Records are processed in start order, markers first on ties (so that
+    // a capture range opens before what it encloses), then in arrival order.
+    struct SortKey {
+        uint64_t start, tie;
+        uint32_t index;
+        bool operator<(const SortKey &o) const { return start != o.start ? start < o.start : tie < o.tie; }
+    };
+    std::vector<Record> pending_, ready_;
+    std::vector<SortKey> order_;
     uint64_t seq_ = 0;
     Filter filter_;
     std::unique_ptr<Sink> sink_;
