@@ -38,5 +38,10 @@ if [ -f "$build/java/mspti-bench.jar" ] && [ -x "$build/bin/bench_cpp_delivery" 
   "$java_bin" -cp "$build/java/mspti.jar:$build/java/mspti-bench.jar" DeliveryBench 1000000 \
     "$build/bin/bench_cpp_delivery" > "$out/java_delivery.json"
 fi
+# mspti-trace, traced vs untraced (bench/trace; needs trace_workload and libmspti_trace.so).
+if [ -x "$build/bin/trace_workload" ] && [ -f "$build/lib/libmspti_trace.so" ]; then
+  echo "== trace_overhead" >&2
+  /usr/bin/python3 "$root/bench/trace/trace_overhead.py" "$build" "$out/trace_overhead.json" >/dev/null
+fi
 /usr/bin/python3 "$root/bench/write_performance_md.py" "$out" "$root/docs/performance.md"
 echo "wrote $root/docs/performance.md" >&2
