@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -111,7 +112,7 @@ def run(ns, lib_dir):
         env["MSPTI_TRACE_CAPTURE_RANGE"] = ns.capture_range
     else:
         env.pop("MSPTI_TRACE_CAPTURE_RANGE", None)
-    meta = {"format": 1, "command": ns.command, "start_ns": start_ns,
+    meta = {"format": 1, "command": ns.command, "start_ns": start_ns, "host": socket.gethostname(),
             "options": {"kinds": ns.kinds, "format": fmt, "delay_s": ns.delay, "duration_s": ns.duration,
                         "capture_range": ns.capture_range, "flush_ms": ns.flush_ms}}
     meta_path = os.path.join(out, "meta.json")
