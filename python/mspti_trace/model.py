@@ -173,10 +173,23 @@ def load_dir(directory, fmt=None):
     if others:
         warnings.append(f"{directory}: also holds {', '.join(others)} files; reading the {chosen} files only")
     meta = read_meta(directory)
-    processes = []
-    for path in found[chosen]:
-        p = readers.read(path)
+    processes = _read_all(readers.read, found[chosen])
+    for p in processes:
         if p.host is None:
             p.host = meta.get("host")
-        processes.append(p)
     return Run(processes, [directory], warnings)
+
+
+def _read_all(read, paths):
+    """Reads the files in parallel (one process per CPU) when there are several; serially where
+    a pool cannot be made."""
+    workers = min(len(paths), os.cpu_count() or 1)
+    if workers > 1:
+        import concurrent.futures
+        import multiprocessing
+        try:
+            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
+                return list(ex.map(read, paths))
+        except (OSError, concurrent.futures.process.BrokenProcessPool):
+            pass
+    return [read(p) for p in paths]

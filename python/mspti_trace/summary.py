@@ -79,7 +79,7 @@ def scope_tables(processes):
     apis = _group((s for p in processes for s in p.slices if s.cat in API_CATEGORIES), lambda s: (s.cat, s.name))
     api_rows = [{"name": n, "kind": c, "count": st.count, "total_ns": st.total, "avg_ns": st.avg}
                 for (c, n), st in apis.items()]
-    api_rows.sort(key=lambda r: (-r["total_ns"], r["name"]))
+    api_rows.sort(key=lambda r: (-r["total_ns"], r["name"], r["kind"]))
 
     counters = defaultdict(lambda: {"produced": 0, "delivered": 0, "dropped": 0})
     filtered = unended = 0
