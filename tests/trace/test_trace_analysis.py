@@ -3,6 +3,7 @@
 a headless browser with the network off."""
 import csv
 import glob
+import gzip
 import json
 import os
 import shutil
@@ -145,6 +146,28 @@ def test_summary_counts_dropped_records_per_kind(tmp_path):
     drops = {r["name"]: int(r["dropped"]) for r in rows[("all ranks", "dropped")]}
     assert drops == {"kernel": 7, "api": 2, "all (no final stats)": 9, "filtered": 4, "unmatched_ranges": 0}
     assert "no final stats (killed?): rank 1" in r.stdout
+
+
+def test_summary_reads_cut_and_gzipped_files(runs, tmp_path):
+    # A pftrace cut inside a packet (what SIGKILL leaves): read up to there, without final stats.
+    (path,) = glob.glob(os.path.join(str(runs["pftrace"][0]), "trace.rank0.pid*.pftrace"))
+    data = open(path, "rb").read()
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / os.path.basename(path)).write_bytes(data[: len(data) * 2 // 3 + 1])
+    r = cli("summary", cut)
+    assert r.returncode == 0, r.stderr
+    rows = summary_rows(cut)
+    assert 0 < int(rows[("all ranks", "kernels")][0]["count"]) <= STEPS * KERNELS
+    # The JSON run gzipped (--gzip names) gives the same counts as the plain files.
+    gz = tmp_path / "gz"
+    gz.mkdir()
+    for p in glob.glob(os.path.join(str(runs["json"][0]), "trace.*.json")):
+        with open(p, "rb") as src, gzip.open(str(gz / (os.path.basename(p) + ".gz")), "wb") as dst:
+            dst.write(src.read())
+    r = cli("summary", gz)
+    assert r.returncode == 0, r.stderr
+    assert counts(gz) == counts(runs["json"][0])
 
 
 # --- merge -----------------------------------------------------------------------------------
