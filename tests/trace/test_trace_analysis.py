@@ -302,7 +302,8 @@ def _chromium(*args):
 
 
 def _console(stderr):
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+    """Console messages of our pages (Chromium's own chrome:// pages may log their own)."""
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line and "source: file://" in line]
 
 
 def test_browser_check_sees_console_errors(tmp_path):
@@ -334,7 +335,7 @@ def test_report_page_in_a_headless_browser(runs, tmp_path):
     assert check["rows"] == check["rowsDrawn"] >= NPROC * 2 and check["slicesDrawn"] > 0
     assert check["bars"] == check["ranks"] == NPROC
     assert check["topKernels"] == 1 and check["collectives"] == 1 and check["bandwidthBars"] == NPROC
-    assert check["errors"] == []
+    assert check["errors"] == [] and check["zoomOk"] is True
     for rank in range(NPROC):
         assert f"rank {rank}" in dom
     shot = tmp_path / "report.png"
@@ -355,5 +356,19 @@ def test_report_from_sqlite_and_json(runs, tmp_path):
         assert r.returncode == 0, r.stderr
         r = _chromium("--user-data-dir=" + str(tmp_path / f"profile-{fmt}"), "--dump-dom", page.as_uri())
         assert _console(r.stderr) == [] and 'data-status="ok"' in r.stdout, r.stdout[-2000:]
+    # One process without rank, collectives or ranges, and one with only API calls.
+    small = tmp_path / "small"
+    small.mkdir()
+    w = Writer(pid=7, rank=0)
+    w.slice(w.track("stream 2", parent=w.track("device 0")), "<b>k</b>", "kernel", 10**9, 10**9 + 5000)
+    (small / "trace.pid7.pftrace").write_bytes(w.bytes())
+    w = Writer(pid=8, rank=0)
+    w.slice(w.track("main 8"), "aclInit", "acl_api", 10**9, 10**9 + 100)
+    (small / "trace.pid8.pftrace").write_bytes(w.bytes())
+    r = cli("report", small, "-o", tmp_path / "small.html")
+    assert r.returncode == 0, r.stderr
+    r = _chromium("--user-data-dir=" + str(tmp_path / "profile-small"), "--dump-dom", (tmp_path / "small.html").as_uri())
+    assert _console(r.stderr) == [] and 'data-status="ok"' in r.stdout, r.stdout[-2000:]
+    assert "no collectives recorded" in r.stdout and "&lt;b&gt;k&lt;/b&gt;" in r.stdout
     r = cli("report", tmp_path / "nothing-here", "-o", tmp_path / "x.html")
     assert r.returncode == 1 and "mspti-trace report:" in r.stderr
