@@ -95,10 +95,16 @@ void Writer::on_complete(uint8_t *buffer, size_t, size_t validSize) {
 }
 
 void Writer::finish(int timeout_ms) {
-    if (!started_ || finished_.load()) return;
-    finishing_ = true;
-    sem_post(&wake_);
-    wait_finished(timeout_ms);
+    if (!started_) return;
+    if (!finished_.load()) {
+        finishing_ = true;
+        sem_post(&wake_);
+        wait_finished(timeout_ms);
+    }
+    if (thread_.joinable()) {
+        if (finished_.load()) thread_.join();  // it has returned from run(), or is about to
+        else thread_.detach();                 // stuck (in msPTI?): the process is ending anyway
+    }
 }
 
 void Writer::finish_from_signal() {
