@@ -351,3 +351,25 @@ def test_bad_options_are_refused(tmp_path):
         here = os.path.join(os.path.dirname(reader.__file__), sub + ".py")
         if not os.path.exists(here):  # written separately; until then the launcher says so
             assert r.returncode == 2 and f"'{sub}' is not available" in r.stderr
+
+
+JAVA_BIN = os.environ.get("TRACE_JAVA")
+MSPTI_JAR = os.environ.get("TRACE_MSPTI_JAR")
+
+
+@pytest.mark.skipif(not (JAVA_BIN and MSPTI_JAR), reason="needs the Java bindings (mspti.jar)")
+def test_java_program_is_traced(tmp_path):
+    classes = tmp_path / "classes"
+    javac = os.path.join(os.path.dirname(JAVA_BIN), "javac")
+    subprocess.run([javac, "-cp", MSPTI_JAR, "-d", str(classes), os.path.join(os.path.dirname(__file__), "java",
+                                                                              "TraceJava.java")], check=True)
+    out = tmp_path / "out"
+    r = trace(out, program=[JAVA_BIN, "-cp", f"{MSPTI_JAR}:{classes}", "TraceJava"])
+    assert r.returncode == 0, r.stderr
+    assert "java result: [8.0, 16.0, 24.0, 32.0]" in r.stdout
+    (path,) = files(out, "pftrace")
+    t = reader.load_pftrace(path, strict=True)
+    slices, errors = reader.slices(t)
+    assert errors == []
+    assert sum(1 for s in slices if s["categories"] == ["kernel"]) == 3
+    assert Counter(s["name"] for s in slices if s["categories"] == ["marker"]) == {"java step": 3}
