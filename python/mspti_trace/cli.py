@@ -92,6 +92,10 @@ def _exit_code(returncode):
 def run(ns, lib_dir):
     out = os.path.abspath(ns.output) if ns.output else os.path.abspath(_fresh_dir())
     os.makedirs(out, exist_ok=True)
+    old = [f for f in os.listdir(out) if f.startswith("trace.")]
+    if old:
+        print(f"mspti-trace: {out} already holds {len(old)} trace file(s); files of this run are added beside them",
+              file=sys.stderr)
     start_ns = time.time_ns()
     fmt = "json.gz" if ns.gzip else ns.format
     env = dict(os.environ)

@@ -101,6 +101,13 @@ bool Config::load(std::string &error) {
         return false;
     }
     flush_ms = static_cast<uint32_t>(flush);
+    uint64_t buffers = max_buffers;
+    if (!parse_u64("MSPTI_TRACE_MAX_BUFFERS", buffers, error)) return false;
+    if (buffers == 0 || buffers > 4096) {
+        error = "MSPTI_TRACE_MAX_BUFFERS must be in 1..4096";
+        return false;
+    }
+    max_buffers = static_cast<uint32_t>(buffers);
     const char *c = std::getenv("MSPTI_TRACE_CAPTURE_RANGE");
     if (c != nullptr) capture_range = c;
     rank = env_int("RANK");

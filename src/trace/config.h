@@ -20,6 +20,7 @@ struct Config {
     uint64_t window_end = UINT64_MAX;
     std::string capture_range;             // empty: no capture range
     uint32_t flush_ms = 250;
+    uint32_t max_buffers = 64;             // MSPTI_TRACE_MAX_BUFFERS: 1 MiB buffers in flight, at most
     int rank = -1, world_size = -1, local_rank = -1;
 
     // Reads the environment; returns false (with a message in `error`) for a bad value.

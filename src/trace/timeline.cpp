@@ -221,8 +221,7 @@ void Timeline::add(const Record &r) {
     case MSPTI_ACTIVITY_KIND_MEMORY: {
         const msptiActivityMemory &m = r.u.memory;
         int64_t &sum = memory_in_use_[m.deviceId];
-        if (m.memoryOperationType == MSPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) sum += static_cast<int64_t>(m.bytes);
-        else sum -= static_cast<int64_t>(m.bytes);
+        sum += memory_delta(r);
         uint32_t track = memory_track(m.deviceId);
         sink_.counter(track, tracks_[track - 1].name.c_str(), r.start, sum);
         break;

@@ -26,6 +26,13 @@ public:
     // Writes the window's slices and the counters, then has the sink put them on disk.
     void end_window(const Stats &stats, uint64_t now, bool final);
     uint64_t unmatched_ranges() const { return unmatched_; }
+    // A MEMORY record the filters left out: it still changes the memory in use.
+    void note_memory(const Record &r) { memory_in_use_[r.u.memory.deviceId] += memory_delta(r); }
+    void seed_memory(const std::map<uint32_t, int64_t> &in_use) { memory_in_use_ = in_use; }
+    static int64_t memory_delta(const Record &r) {
+        int64_t bytes = static_cast<int64_t>(r.u.memory.bytes);
+        return r.u.memory.memoryOperationType == MSPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION ? bytes : -bytes;
+    }
 
 private:
     struct Lane {

@@ -65,7 +65,7 @@ void Writer::on_request(uint8_t **buffer, size_t *size, size_t *maxNumRecords) {
         if (!free_.empty()) {
             b = free_.back();
             free_.pop_back();
-        } else if (allocated_ < kMaxBuffers && !finished_.load(std::memory_order_relaxed)) {
+        } else if (allocated_ < config_.max_buffers && !finished_.load(std::memory_order_relaxed)) {
             ++allocated_;
         } else {
             *buffer = nullptr;  // declined: msPTI counts the records as dropped
@@ -95,10 +95,16 @@ void Writer::on_complete(uint8_t *buffer, size_t, size_t validSize) {
 }
 
 void Writer::finish(int timeout_ms) {
-    if (!started_ || finished_.load()) return;
-    finishing_ = true;
-    sem_post(&wake_);
-    wait_finished(timeout_ms);
+    if (!started_) return;
+    if (!finished_.load()) {
+        finishing_ = true;
+        sem_post(&wake_);
+        wait_finished(timeout_ms);
+    }
+    if (thread_.joinable()) {
+        if (finished_.load()) thread_.join();  // it has returned from run(), or is about to
+        else thread_.detach();                 // stuck (in msPTI?): the process is ending anyway
+    }
 }
 
 void Writer::finish_from_signal() {
@@ -137,6 +143,7 @@ bool Writer::ensure_sink() {
         return false;
     }
     timeline_ = std::make_unique<Timeline>(config_, pid_, *sink_);
+    timeline_->seed_memory(memory_before_);
     return true;
 }
 
@@ -180,8 +187,13 @@ void Writer::window(bool final) {
     std::sort(order_.begin(), order_.end());
     for (const SortKey &k : order_) {
         const Record &r = ready_[k.index];
-        if (!filter_.keep(r)) continue;
-        if (ensure_sink()) timeline_->add(r);
+        if (filter_.keep(r)) {
+            if (ensure_sink()) timeline_->add(r);
+        } else if (r.kind() == MSPTI_ACTIVITY_KIND_MEMORY) {
+            // Memory in use counts every allocation, kept or not.
+            if (timeline_ != nullptr) timeline_->note_memory(r);
+            else memory_before_[r.u.memory.deviceId] += Timeline::memory_delta(r);
+        }
     }
     if (timeline_ == nullptr) return;
     Stats stats;

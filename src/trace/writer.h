@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -23,8 +24,9 @@ namespace mspti_trace {
 
 class Writer {
 public:
+    // Bounded memory: at most config.max_buffers buffers of kBufferBytes are out at once; when
+    // all are, the request is declined and msPTI counts the records as dropped.
     static constexpr size_t kBufferBytes = 1u << 20;
-    static constexpr size_t kMaxBuffers = 64;  // bounded memory: msPTI counts what does not fit as dropped
 
     explicit Writer(const Config &config);
     ~Writer() = delete;  // lives until the process ends: callbacks may come during exit
@@ -68,6 +70,7 @@ private:
     std::unique_ptr<Sink> sink_;
     std::unique_ptr<Timeline> timeline_;
     bool sink_failed_ = false;
+    std::map<uint32_t, int64_t> memory_before_;  // device memory in use before the file existed
 };
 
 }  // namespace mspti_trace

@@ -74,8 +74,13 @@ def check_pftrace(path, rank, pid, kernels, collectives, ranges, marks):
         assert s["args"]["bytes"] > 0 and "bandwidth_gbps" in s["args"]
     ranges_seen = Counter(s["name"] for s in slices if s["categories"][0] == "marker")
     assert sum(ranges_seen.values()) == ranges
-    threads = {u for u, tr in t.tracks.items() if tr["kind"] == "thread"}
-    assert all(s["track"] in threads for s in slices if s["categories"][0] in API_CATS)
+    # Host calls are on their thread's track, or on an overlap lane of it when timestamps of
+    # different clock sources overlap by a little (docs/trace.md, "Nesting and order").
+    threads = {tr["name"] for tr in t.tracks.values() if tr["kind"] == "thread"}
+    for s in slices:
+        if s["categories"][0] in API_CATS:
+            name = t.tracks[s["track"]]["name"]
+            assert name in threads or name.rsplit(" \u00b7 lane ", 1)[0] in threads, name
     instants = [e for e in t.events if e["type"] == reader.INSTANT and e["categories"] == ["marker"]]
     assert len(instants) == marks
     # Flows: every kernel's flow id is also on an API slice of this process.
@@ -346,5 +351,54 @@ def test_bad_options_are_refused(tmp_path):
     assert r.returncode == 2 and "unknown kind(s) bogus" in r.stderr
     r = subprocess.run([MSPTI_TRACE, "-o", str(tmp_path / "o2")], capture_output=True, text=True)
     assert r.returncode == 2 and "no program given" in r.stderr
-    r = subprocess.run([MSPTI_TRACE, "merge", "x"], capture_output=True, text=True)
-    assert r.returncode == 2 or "not available" not in r.stderr
+    for sub in ("merge", "summary", "report"):
+        r = subprocess.run([MSPTI_TRACE, sub, "--help"], capture_output=True, text=True)
+        here = os.path.join(os.path.dirname(reader.__file__), sub + ".py")
+        if not os.path.exists(here):  # written separately; until then the launcher says so
+            assert r.returncode == 2 and f"'{sub}' is not available" in r.stderr
+
+
+JAVA_BIN = os.environ.get("TRACE_JAVA")
+MSPTI_JAR = os.environ.get("TRACE_MSPTI_JAR")
+
+
+@pytest.mark.skipif(not (JAVA_BIN and MSPTI_JAR), reason="needs the Java bindings (mspti.jar)")
+def test_java_program_is_traced(tmp_path):
+    classes = tmp_path / "classes"
+    javac = os.path.join(os.path.dirname(JAVA_BIN), "javac")
+    subprocess.run([javac, "-cp", MSPTI_JAR, "-d", str(classes), os.path.join(os.path.dirname(__file__), "java",
+                                                                              "TraceJava.java")], check=True)
+    out = tmp_path / "out"
+    r = trace(out, program=[JAVA_BIN, "-cp", f"{MSPTI_JAR}:{classes}", "TraceJava"])
+    assert r.returncode == 0, r.stderr
+    assert "java result: [8.0, 16.0, 24.0, 32.0]" in r.stdout
+    (path,) = files(out, "pftrace")
+    t = reader.load_pftrace(path, strict=True)
+    slices, errors = reader.slices(t)
+    assert errors == []
+    assert sum(1 for s in slices if s["categories"] == ["kernel"]) == 3
+    assert Counter(s["name"] for s in slices if s["categories"] == ["marker"]) == {"java step": 3}
+
+
+def test_dropped_records_are_counted_in_the_trace(tmp_path):
+    # One 1 MiB buffer and no periodic writes: the buffer stays queued until exit, so msPTI
+    # must decline (and count) most of the 40,000 records.
+    out = tmp_path / "out"
+    env = dict(os.environ, MSPTI_TRACE_MAX_BUFFERS="1")
+    r = trace(out, "--flush-ms", "3600000", program=[WORKLOAD, "--warmup", "0", "--iters", "100", "--kernels", "100"],
+              env=env)
+    assert r.returncode == 0, r.stderr
+    (path,) = files(out, "pftrace")
+    t = reader.load_pftrace(path, strict=True)
+    st = [e for e in t.events if e["name"] == "mspti-trace stats"][0]["args"]
+    kinds = {k.split(".", 1)[1] for k in st if k.startswith("produced.")}
+    for k in kinds:
+        assert st[f"produced.{k}"] == st[f"delivered.{k}"] + st[f"dropped.{k}"], k
+    total = sum(st[f"dropped.{k}"] for k in kinds)
+    assert total > 0
+    slices, errors = reader.slices(t)
+    assert errors == []
+    assert sum(1 for s in slices if s["categories"] == ["kernel"]) == st["delivered.kernel"]
+    (dropped_track,) = [u for u, tr in t.tracks.items() if tr["name"] == "dropped records"]
+    values = [e["counter"] for e in sorted(t.events, key=lambda e: e["ts"]) if e["track"] == dropped_track]
+    assert values[-1] == total
