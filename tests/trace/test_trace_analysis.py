@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from conftest import MSPTI_TRACE, ranks_program, trace
+from conftest import MSPTI_TRACE, WORKLOAD, ranks_program, trace
 from mspti_trace import pftrace_reader as reader
 from pftrace_writer import Writer
 
@@ -168,6 +168,31 @@ def test_summary_reads_cut_and_gzipped_files(runs, tmp_path):
     r = cli("summary", gz)
     assert r.returncode == 0, r.stderr
     assert counts(gz) == counts(runs["json"][0])
+
+
+def test_summary_of_a_run_that_dropped_records(tmp_path):
+    # One activity buffer at a time and no periodic writes: msPTI drops records, and the
+    # end-of-run summary shows exactly what the trace's final stats say.
+    out = tmp_path / "out"
+    env = dict(os.environ, MSPTI_TRACE_MAX_BUFFERS="1")
+    r = trace(out, "--flush-ms", "3600000", program=[WORKLOAD, "--warmup", "0", "--iters", "100", "--kernels", "100"],
+              env=env)
+    assert r.returncode == 0, r.stderr
+    (path,) = glob.glob(os.path.join(str(out), "trace.*.pftrace"))
+    t = reader.load_pftrace(path, strict=True)
+    st = [e for e in t.events if e["name"] == "mspti-trace stats"][0]["args"]
+    rows = {r["name"]: r for r in summary_rows(out)[("all ranks", "dropped")]}
+    total = 0
+    for key, value in st.items():
+        if key.startswith("dropped."):
+            kind = key.split(".", 1)[1]
+            total += value
+            if st[f"produced.{kind}"] or value:
+                assert int(rows[kind]["dropped"]) == value and int(rows[kind]["produced"]) == st[f"produced.{kind}"]
+    assert total > 0
+    (k,) = summary_rows(out)[("all ranks", "kernels")]
+    assert int(k["count"]) == st["delivered.kernel"]
+    assert "Records per kind" in r.stderr
 
 
 # --- merge -----------------------------------------------------------------------------------
