@@ -243,7 +243,8 @@ def write_json(out_path, base, events, offsets):
 
 def merge(directories, out_path, align=True, log=sys.stderr):
     """Merges the trace files of DIRs into out_path; returns {host: offset ns}."""
-    runs = [load_dir(d) for d in directories]
+    # The records are read only where hosts must be aligned (and for SQLite, merged from them).
+    runs = [load_dir(d, records=False) for d in directories]
     for r in runs:
         for w in r.warnings:
             print(f"mspti-trace merge: warning: {w}", file=log)
@@ -255,6 +256,9 @@ def merge(directories, out_path, align=True, log=sys.stderr):
     if not out_path.endswith(want):
         raise ValueError(f"{fmt} files merge into a {' or '.join(want)} file, not {out_path}")
     groups = host_groups(runs)
+    if align and len(groups) > 1 and fmt != "sqlite":
+        runs = [load_dir(d) for d in directories]
+        groups = host_groups(runs)
     offsets, warnings = host_offsets(groups) if align else ({h: 0 for h in groups}, [])
     for w in warnings:
         print(f"mspti-trace merge: warning: {w}", file=log)

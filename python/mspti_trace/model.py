@@ -155,9 +155,10 @@ class NoTraceError(Exception):
     """A directory holds no trace file."""
 
 
-def load_dir(directory, fmt=None):
+def load_dir(directory, fmt=None, records=True):
     """Reads every trace file in DIR into a :class:`Run`. With several formats in one DIR (two
-    runs into one folder) the first of pftrace, sqlite, json is read, and a warning says so."""
+    runs into one folder) the first of pftrace, sqlite, json is read, and a warning says so.
+    With records=False, pftrace and JSON files are only listed (rank and pid from their names)."""
     from . import readers
     found = trace_files(directory)
     if not os.path.isdir(directory):
@@ -173,7 +174,10 @@ def load_dir(directory, fmt=None):
     if others:
         warnings.append(f"{directory}: also holds {', '.join(others)} files; reading the {chosen} files only")
     meta = read_meta(directory)
-    processes = _read_all(readers.read, found[chosen])
+    if records or chosen == "sqlite":
+        processes = _read_all(readers.read, found[chosen])
+    else:
+        processes = [Process(p, parse_name(p)[2], parse_name(p)[1], parse_name(p)[0]) for p in found[chosen]]
     for p in processes:
         if p.host is None:
             p.host = meta.get("host")
