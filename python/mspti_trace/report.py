@@ -19,7 +19,7 @@ import statistics
 import sys
 
 from .model import COLLECTIVE_CATEGORIES, DEVICE_CATEGORIES, KERNEL, MARKER, NoTraceError, load_dir, read_meta
-from .summary import fmt_ns, scope_tables
+from .summary import scope_tables
 
 TIMELINE_CATS = DEVICE_CATEGORIES + COLLECTIVE_CATEGORIES + (MARKER,)
 MAX_SLICES_PER_ROW = 20000   # beyond this a row's slices are coalesced into busy blocks

@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 import pytest
 
