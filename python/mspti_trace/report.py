@@ -180,7 +180,7 @@ padding:2px 10px;margin-left:4px;cursor:pointer;font:inherit}.tools button:hover
 border-radius:5px;white-space:nowrap;display:none;z-index:2}
 .legend{display:flex;gap:14px;flex-wrap:wrap;font-size:12px;color:var(--mute);margin-top:8px}
 .legend i{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;vertical-align:-1px}
-.brow{display:grid;grid-template-columns:64px 1fr auto;gap:10px;align-items:center;margin:6px 0}
+#bars{display:grid;grid-template-columns:64px 1fr auto;gap:10px 10px;align-items:center}.brow{display:contents}
 .bar{display:flex;height:20px;border-radius:4px;overflow:hidden;background:var(--idle)}
 .bar span{display:block;height:100%}.num{font-size:12px;color:var(--mute);text-align:right;white-space:nowrap;
 font-variant-numeric:tabular-nums}
@@ -190,7 +190,8 @@ th:first-child,td:first-child{text-align:left}td.name{max-width:260px;overflow:h
 white-space:nowrap}.pbar{display:inline-block;height:8px;background:var(--kernel);border-radius:2px;
 vertical-align:middle;margin-right:6px}td{white-space:nowrap}
 .coll{margin-bottom:12px}.coll h3{font-size:13px;margin:0 0 4px;font-weight:600}
-.bw{display:grid;grid-template-columns:110px 1fr auto;gap:10px;align-items:center;margin:3px 0}
+.coll{display:grid;grid-template-columns:110px 1fr auto;gap:6px 10px;align-items:center}.coll h3{grid-column:1/-1}
+.bw{display:contents}
 .bwtrack{height:14px;background:var(--bg);border-radius:3px;position:relative}
 .bwbar{height:100%;border-radius:3px;background:var(--comm)}.bwbar.slow{background:var(--bad)}
 .bwbar.fast{background:var(--warn)}.med{position:absolute;top:-3px;bottom:-3px;width:0;border-left:2px dashed #555}
@@ -263,7 +264,8 @@ function draw() {
     if (i % 2) { ctx.fillStyle = "#f8f9fb"; ctx.fillRect(LABEL_W, y + 1, W, ROW_H - 1); }
     ctx.save(); ctx.beginPath(); ctx.rect(LABEL_W, y, W, ROW_H); ctx.clip();
     const s = row.s;
-    let lastX = -1, lastCat = -1;
+    let lastX = -1, lastCat = -1, textEnd = -1;
+    const labels = [];
     for (let j = 0; j < s.length; j += 4) {
       const a = s[j], d = s[j + 1];
       if (a > view.t1 || a + d < view.t0) continue;
@@ -274,12 +276,15 @@ function draw() {
       ctx.fillStyle = color(cat);
       if (cat === "marker") ctx.fillRect(x0, y + 2, w, 3);
       else ctx.fillRect(x0, y + 5, w, ROW_H - 8);
-      if (w > 40 && cat !== "marker") {
-        ctx.fillStyle = "#fff";
-        ctx.fillText(TL.names[s[j + 2]].slice(0, Math.floor(w / 6.5)), x0 + 3, y + ROW_H / 2 + 1.5, w - 5);
+      const tx = Math.max(x0, LABEL_W) + 3;
+      if (x1 - tx > 40 && cat !== "marker" && x0 >= textEnd) {  // one label where slices overlap
+        textEnd = x1;
+        labels.push([TL.names[s[j + 2]], tx, x1 - tx - 3]);
       }
       slicesDrawn++;
     }
+    ctx.fillStyle = "#fff";  // after every box, so that no later box covers a label
+    for (const [name, tx, w] of labels) ctx.fillText(name.slice(0, Math.floor(w / 6)), tx, y + ROW_H / 2 + 1.5, w);
     ctx.restore();
     ctx.fillStyle = "#fff"; ctx.fillRect(0, y + 1, LABEL_W - 4, ROW_H - 1);
     ctx.fillStyle = "#1d2433";
