@@ -58,5 +58,10 @@ if [ -x "$build/bin/bench_hccl_mpi" ] && command -v mpirun >/dev/null; then
   echo "== bench_hccl_mpi" >&2
   mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self -np 4 "$build/bin/bench_hccl_mpi" > "$out/hccl_mpi.json"
 fi
+# mspti-trace, traced vs untraced (bench/trace; needs trace_workload and libmspti_trace.so).
+if [ -x "$build/bin/trace_workload" ] && [ -f "$build/lib/libmspti_trace.so" ]; then
+  echo "== trace_overhead" >&2
+  /usr/bin/python3 "$root/bench/trace/trace_overhead.py" "$build" "$out/trace_overhead.json" >/dev/null
+fi
 /usr/bin/python3 "$root/bench/write_performance_md.py" "$out" "$root/docs/performance.md"
 echo "wrote $root/docs/performance.md" >&2

@@ -329,6 +329,31 @@ def hccl_mpi_section(results):
     return lines
 
 
+def trace_section(results):
+    path = os.path.join(results, "trace_overhead.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        r = json.load(f)
+    med, best, cpu = r["wall_median_s"], r["wall_min_s"], r["cpu_median_s"]
+    return [
+        "## mspti-trace overhead (bench/trace/trace_overhead.py)",
+        "",
+        f"{r['kernels']:,} `aclnnAdd` kernels on the virtual NPU (tests/trace/trace_workload), run untraced and",
+        f"traced (libmspti_trace.so + libmspti.so preloaded, every kind, pftrace), {r['reps']} interleaved",
+        f"repetitions; {r['records']:,} records per traced run, {r['dropped']} dropped. Wall time is the whole process;",
+        "CPU time counts every thread, the writer's included.",
+        "",
+        "| statistic | traced | untraced (same run) | overhead | target ≤ 5% |",
+        "|---|---|---|---|---|",
+        f"| wall time (median) | {med['traced']:.3f} s | {med['untraced']:.3f} s | {r['overhead_median'] * 100:+.1f}% | {verdict(r['overhead_median'] <= 0.05)} |",
+        f"| wall time (min) | {best['traced']:.3f} s | {best['untraced']:.3f} s | {r['overhead_min'] * 100:+.1f}% | {verdict(r['overhead_min'] <= 0.05)} |",
+        f"| CPU time (median) | {cpu['traced']:.3f} s | {cpu['untraced']:.3f} s | {(cpu['traced'] / cpu['untraced'] - 1) * 100:+.1f}% | |",
+        f"| trace size | {r['bytes_per_record']:.1f} bytes per record ({r['bytes']:,} bytes) | | | |",
+        "",
+    ]
+
+
 def main():
     results, target = sys.argv[1], sys.argv[2]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
@@ -351,6 +376,7 @@ def main():
     lines += matmul_section(results)
     lines += java_section(results)
     lines += hccl_mpi_section(results)
+    lines += trace_section(results)
     extra = os.path.join(os.path.dirname(os.path.abspath(target)), "performance-notes.md")
     if os.path.exists(extra):
         lines += [open(extra).read().rstrip(), ""]

@@ -1,0 +1,176 @@
+"""The mspti-trace launcher (docs/trace.md, "Command line").
+
+    mspti-trace [-o DIR] [--kinds LIST] [--format pftrace|json|sqlite] [--gzip]
+                [--delay S] [--duration S] [--capture-range NAME] [--flush-ms MS] -- PROGRAM ARGS...
+    mspti-trace merge|summary|report ARGS...
+"""
+
+import argparse
+import datetime
+import importlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+KINDS = ("kernel", "api", "hccl", "communication", "marker", "memory", "memcpy", "memset")
+SUBCOMMANDS = ("merge", "summary", "report")
+
+
+def _lib_dir(explicit):
+    """Where libmspti.so and libmspti_trace.so are: given by the wrapper, else MSPTI_TRACE_LIB_DIR."""
+    for d in (explicit, os.environ.get("MSPTI_TRACE_LIB_DIR")):
+        if d and os.path.exists(os.path.join(d, "libmspti_trace.so")):
+            return d
+    return None
+
+
+def _parse(argv):
+    p = argparse.ArgumentParser(
+        prog="mspti-trace",
+        description="Profile a program into a timeline (one file per process) with no code changes.",
+        epilog="subcommands: mspti-trace merge DIR -o FILE | summary DIR | report DIR -o report.html")
+    p.add_argument("-o", "--output", metavar="DIR", help="output directory (default: a fresh mspti-trace-DATE-TIME)")
+    p.add_argument("--kinds", default=",".join(KINDS), help="comma list of " + ",".join(KINDS) + " (default: all)")
+    p.add_argument("--format", choices=("pftrace", "json", "sqlite"), default="pftrace")
+    p.add_argument("--gzip", action="store_true", help="gzip the JSON (with --format json)")
+    p.add_argument("--delay", type=float, default=0.0, metavar="S", help="start recording S seconds after launch")
+    p.add_argument("--duration", type=float, default=0.0, metavar="S", help="record for S seconds (0: to the end)")
+    p.add_argument("--capture-range", metavar="NAME", help="record only inside mstx ranges named NAME")
+    p.add_argument("--flush-ms", type=int, default=250, metavar="MS", help="write to disk every MS ms (default 250)")
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
+    ns = p.parse_args(argv)
+    if ns.command and ns.command[0] == "--":
+        ns.command = ns.command[1:]
+    if not ns.command:
+        p.error("no program given: mspti-trace [options] -- PROGRAM ARGS...")
+    kinds = [k for k in ns.kinds.split(",") if k]
+    bad = [k for k in kinds if k not in KINDS]
+    if bad or not kinds:
+        p.error(f"--kinds: unknown kind(s) {', '.join(bad) or '(none given)'}; choose from {','.join(KINDS)}")
+    if ns.delay < 0 or ns.duration < 0:
+        p.error("--delay and --duration must not be negative")
+    if not 1 <= ns.flush_ms <= 3600000:
+        p.error("--flush-ms must be in 1..3600000")
+    if ns.gzip and ns.format != "json":
+        p.error("--gzip goes with --format json")
+    if ns.capture_range is not None and not ns.capture_range:
+        p.error("--capture-range needs a range name")
+    ns.kinds = kinds
+    return ns
+
+
+def _fresh_dir(base=None):
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = base or f"mspti-trace-{stamp}"
+    n = 1
+    candidate = path
+    while os.path.exists(candidate):
+        n += 1
+        candidate = f"{path}-{n}"
+    return candidate
+
+
+def _subcommand(name, argv):
+    try:
+        module = importlib.import_module(f"mspti_trace.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"mspti_trace.{name}":
+            raise
+        print(f"mspti-trace: '{name}' is not available in this installation", file=sys.stderr)
+        return 2
+    return module.main(argv)
+
+
+def _exit_code(returncode):
+    return returncode if returncode >= 0 else 128 - returncode
+
+
+def run(ns, lib_dir):
+    out = os.path.abspath(ns.output) if ns.output else os.path.abspath(_fresh_dir())
+    os.makedirs(out, exist_ok=True)
+    old = [f for f in os.listdir(out) if f.startswith("trace.")]
+    if old:
+        print(f"mspti-trace: {out} already holds {len(old)} trace file(s); files of this run are added beside them",
+              file=sys.stderr)
+    start_ns = time.time_ns()
+    fmt = "json.gz" if ns.gzip else ns.format
+    env = dict(os.environ)
+    preload = [os.path.join(lib_dir, "libmspti_trace.so"), os.path.join(lib_dir, "libmspti.so")]
+    if env.get("LD_PRELOAD"):
+        preload.append(env["LD_PRELOAD"])
+    env.update({
+        "LD_PRELOAD": " ".join(preload),
+        "MSPTI_TRACE_DIR": out,
+        "MSPTI_TRACE_FORMAT": fmt,
+        "MSPTI_TRACE_KINDS": ",".join(ns.kinds),
+        "MSPTI_TRACE_START_NS": str(start_ns),
+        "MSPTI_TRACE_DELAY_NS": str(int(ns.delay * 1e9)),
+        "MSPTI_TRACE_DURATION_NS": str(int(ns.duration * 1e9)),
+        "MSPTI_TRACE_FLUSH_MS": str(ns.flush_ms),
+    })
+    if ns.capture_range:
+        env["MSPTI_TRACE_CAPTURE_RANGE"] = ns.capture_range
+    else:
+        env.pop("MSPTI_TRACE_CAPTURE_RANGE", None)
+    meta = {"format": 1, "command": ns.command, "start_ns": start_ns, "host": socket.gethostname(),
+            "options": {"kinds": ns.kinds, "format": fmt, "delay_s": ns.delay, "duration_s": ns.duration,
+                        "capture_range": ns.capture_range, "flush_ms": ns.flush_ms}}
+    meta_path = os.path.join(out, "meta.json")
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+    print(f"mspti-trace: writing to {out}", file=sys.stderr, flush=True)
+    try:
+        child = subprocess.Popen(ns.command, env=env)
+    except OSError as e:
+        print(f"mspti-trace: cannot run {ns.command[0]}: {e.strerror}", file=sys.stderr)
+        return 127
+
+    def forward(signum, _frame):
+        if child.returncode is None:
+            child.send_signal(signum)
+
+    old = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        code = _exit_code(child.wait())
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    meta["exit_code"] = code
+    meta["end_ns"] = time.time_ns()
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+    _end_of_run_summary(out)
+    return code
+
+
+def _end_of_run_summary(out):
+    """The summary table (mspti_trace.summary, when installed) after the program ends."""
+    try:
+        module = importlib.import_module("mspti_trace.summary")
+    except ModuleNotFoundError as e:
+        if e.name != "mspti_trace.summary":
+            raise
+        return
+    hook = getattr(module, "end_of_run", None)
+    if hook is not None:
+        try:
+            hook(out)
+        except Exception as e:  # the trace files are written; a summary failure must not hide the exit code
+            print(f"mspti-trace: summary failed: {e}", file=sys.stderr)
+
+
+def main(argv=None, lib_dir=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return _subcommand(argv[0], argv[1:])
+    ns = _parse(argv)
+    found = _lib_dir(lib_dir)
+    if found is None:
+        print("mspti-trace: libmspti_trace.so not found (set MSPTI_TRACE_LIB_DIR to the folder holding it "
+              "and libmspti.so)", file=sys.stderr)
+        return 2
+    return run(ns, found)

@@ -1,0 +1,199 @@
+"""The in-memory model that ``summary``, ``merge`` and ``report`` work on, whatever format the
+trace files were written in (docs/trace.md): one :class:`Process` per file, holding its slices
+(kernels, copies, collectives, ranges, API calls), its mark count and msPTI's record counters.
+
+Readers for the three formats are in :mod:`mspti_trace.readers`; :func:`load_dir` picks the
+right one per file.
+"""
+
+import glob
+import json
+import os
+import re
+
+# Slice categories as the writer names them (docs/trace.md, "Events").
+KERNEL, MEMCPY, MEMSET = "kernel", "memcpy", "memset"
+HCCL, COMMUNICATION, MARKER = "hccl", "communication", "marker"
+API_CATEGORIES = ("api", "acl_api", "node_api", "runtime_api")
+DEVICE_CATEGORIES = (KERNEL, MEMCPY, MEMSET)
+COLLECTIVE_CATEGORIES = (HCCL, COMMUNICATION)
+# msPTI kind names, in the order the writer lists them.
+KIND_NAMES = ("marker", "kernel", "api", "hccl", "memory", "memset", "memcpy", "communication",
+              "acl_api", "node_api", "runtime_api")
+
+FORMATS = ("pftrace", "json", "json.gz", "sqlite")
+_FILE_RE = re.compile(r"^trace\.(?:rank(\d+)\.)?pid(\d+)\.(pftrace|json\.gz|json|sqlite)$")
+_LANE_RE = re.compile(r" \u00b7 lane \d+$")
+
+
+class Slice:
+    """One timed record: [start, end) in epoch ns on a row (a stream, communicator or thread)."""
+    __slots__ = ("name", "cat", "start", "end", "row", "bytes", "bandwidth", "comm")
+
+    def __init__(self, name, cat, start, end, row, nbytes=0, bandwidth=None, comm=None):
+        self.name, self.cat, self.start, self.end, self.row = name, cat, start, end, row
+        self.bytes, self.bandwidth, self.comm = nbytes, bandwidth, comm
+
+    @property
+    def dur(self):
+        return self.end - self.start
+
+    def gbps(self):
+        """Bytes per ns (= GB/s): the recorded bandwidth, else bytes over the duration."""
+        if self.bandwidth is not None:
+            return self.bandwidth
+        return self.bytes / self.dur if self.dur > 0 else 0.0
+
+
+class Process:
+    """What one traced process wrote (one file)."""
+
+    def __init__(self, path, fmt, pid, rank=None):
+        self.path, self.format, self.pid, self.rank = path, fmt, pid, rank
+        self.host = None
+        self.world_size = None
+        self.slices = []          # every Slice, any order
+        self.marks = 0            # mstx marks (instants)
+        self.unended_ranges = 0   # "<message> (no end)" instants
+        self.stats = {}           # kind -> {"produced", "delivered", "dropped"}
+        self.filtered = 0
+        self.dropped_total = None  # last value of the "dropped records" counter, when present
+
+    @property
+    def label(self):
+        return f"rank {self.rank}" if self.rank is not None else f"pid {self.pid}"
+
+    def sort_key(self):
+        return (self.rank is None, self.rank if self.rank is not None else 0, self.pid)
+
+    def of(self, *cats):
+        return [s for s in self.slices if s.cat in cats]
+
+    def dropped(self):
+        """kind -> records dropped by msPTI (the final stats, else the total counter under 'all')."""
+        if self.stats:
+            return {k: v.get("dropped", 0) for k, v in self.stats.items()}
+        if self.dropped_total is not None:
+            return {"all": self.dropped_total}
+        return {}
+
+    def first_collective_end(self):
+        """comm name -> end of the first (earliest-starting) collective on it, HCCL records
+        first and COMMUNICATION records where a communicator has no HCCL record."""
+        out = {}
+        for cat in COLLECTIVE_CATEGORIES:
+            first = {}
+            for s in self.slices:
+                if s.cat == cat and s.comm is not None:
+                    f = first.get(s.comm)
+                    if f is None or s.start < f.start:
+                        first[s.comm] = s
+            for comm, s in first.items():
+                out.setdefault(comm, s.end)
+        return out
+
+    def shift(self, delta_ns):
+        for s in self.slices:
+            s.start += delta_ns
+            s.end += delta_ns
+
+
+def base_row(name):
+    """A track name without its overlap-lane suffix: lanes are drawn on their track's row."""
+    return _LANE_RE.sub("", name) if name else name
+
+
+def parse_name(path):
+    """(rank or None, pid, format) of a trace file name, or None when it is not one."""
+    m = _FILE_RE.match(os.path.basename(path))
+    if not m:
+        return None
+    return (int(m.group(1)) if m.group(1) is not None else None, int(m.group(2)), m.group(3))
+
+
+def trace_files(directory):
+    """The trace files in DIR grouped by format: {fmt: [paths]} (json.gz counted as json)."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(directory, "trace.*"))):
+        parsed = parse_name(path)
+        if parsed is None:
+            continue
+        fmt = "json" if parsed[2] == "json.gz" else parsed[2]
+        out.setdefault(fmt, []).append(path)
+    return out
+
+
+def read_meta(directory):
+    path = os.path.join(directory, "meta.json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+class Run:
+    """Every process of one or more trace directories."""
+
+    def __init__(self, processes, directories, warnings=()):
+        self.processes = sorted(processes, key=Process.sort_key)
+        self.directories = list(directories)
+        self.warnings = list(warnings)
+
+    def span(self, cats=None):
+        """(first start, last end) over the slices of the given categories (all when None)."""
+        lo = hi = None
+        for p in self.processes:
+            for s in p.slices:
+                if cats is None or s.cat in cats:
+                    lo = s.start if lo is None or s.start < lo else lo
+                    hi = s.end if hi is None or s.end > hi else hi
+        return lo, hi
+
+
+class NoTraceError(Exception):
+    """A directory holds no trace file."""
+
+
+def load_dir(directory, fmt=None, records=True):
+    """Reads every trace file in DIR into a :class:`Run`. With several formats in one DIR (two
+    runs into one folder) the first of pftrace, sqlite, json is read, and a warning says so.
+    With records=False, pftrace and JSON files are only listed (rank and pid from their names)."""
+    from . import readers
+    found = trace_files(directory)
+    if not os.path.isdir(directory):
+        raise NoTraceError(f"{directory}: not a directory")
+    if fmt is not None:
+        fmt = "json" if fmt == "json.gz" else fmt
+        found = {fmt: found.get(fmt, [])}
+    chosen = next((f for f in ("pftrace", "sqlite", "json") if found.get(f)), None)
+    if chosen is None:
+        raise NoTraceError(f"{directory}: no trace.*.pftrace, .json, .json.gz or .sqlite file")
+    warnings = []
+    others = [f for f in found if f != chosen and found[f]]
+    if others:
+        warnings.append(f"{directory}: also holds {', '.join(others)} files; reading the {chosen} files only")
+    meta = read_meta(directory)
+    if records or chosen == "sqlite":
+        processes = _read_all(readers.read, found[chosen])
+    else:
+        processes = [Process(p, parse_name(p)[2], parse_name(p)[1], parse_name(p)[0]) for p in found[chosen]]
+    for p in processes:
+        if p.host is None:
+            p.host = meta.get("host")
+    return Run(processes, [directory], warnings)
+
+
+def _read_all(read, paths):
+    """Reads the files in parallel (one process per CPU) when there are several; serially where
+    a pool cannot be made."""
+    workers = min(len(paths), os.cpu_count() or 1)
+    if workers > 1:
+        import concurrent.futures
+        import multiprocessing
+        try:
+            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
+                return list(ex.map(read, paths))
+        except (OSError, concurrent.futures.process.BrokenProcessPool):
+            pass
+    return [read(p) for p in paths]

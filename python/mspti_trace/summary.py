@@ -1,0 +1,243 @@
+"""``mspti-trace summary DIR``: the summary tables of a run, for every rank together and for each
+rank apart, printed and saved as ``summary.txt`` and ``summary.csv`` in DIR (docs/trace.md,
+"Summary"). The launcher calls :func:`end_of_run` after the program ends.
+"""
+
+import argparse
+import csv
+import io
+import os
+import sys
+from collections import defaultdict
+
+from .model import API_CATEGORIES, COLLECTIVE_CATEGORIES, KERNEL, MARKER, NoTraceError, load_dir
+
+CSV_COLUMNS = ("scope", "section", "name", "kind", "count", "total_ns", "avg_ns", "min_ns", "max_ns",
+               "percent", "bandwidth_gbps", "slowest_rank_gbps", "slowest_rank", "produced", "delivered",
+               "dropped")
+
+
+class Stat:
+    __slots__ = ("count", "total", "lo", "hi", "bytes")
+
+    def __init__(self):
+        self.count = self.total = self.bytes = 0
+        self.lo = self.hi = None
+
+    def add(self, dur, nbytes=0):
+        self.count += 1
+        self.total += dur
+        self.bytes += nbytes
+        self.lo = dur if self.lo is None or dur < self.lo else self.lo
+        self.hi = dur if self.hi is None or dur > self.hi else self.hi
+
+    @property
+    def avg(self):
+        return self.total / self.count if self.count else 0.0
+
+    def gbps(self):
+        return self.bytes / self.total if self.total > 0 else 0.0
+
+
+def _group(slices, key):
+    out = defaultdict(Stat)
+    for s in slices:
+        out[key(s)].add(s.dur, s.bytes)
+    return out
+
+
+def scope_tables(processes):
+    """The tables of one scope (one process, or all of them): a dict of row lists."""
+    kernels = _group((s for p in processes for s in p.slices if s.cat == KERNEL), lambda s: s.name)
+    device_total = sum(st.total for st in kernels.values())
+    kernel_rows = [{"name": n, "count": st.count, "total_ns": st.total, "avg_ns": st.avg, "min_ns": st.lo,
+                    "max_ns": st.hi, "percent": 100.0 * st.total / device_total if device_total else 0.0}
+                   for n, st in kernels.items()]
+    kernel_rows.sort(key=lambda r: (-r["total_ns"], r["name"]))
+
+    coll = _group((s for p in processes for s in p.slices if s.cat in COLLECTIVE_CATEGORIES),
+                  lambda s: (s.cat, s.name))
+    per_rank = defaultdict(dict)  # (cat, name) -> {label: Stat}
+    for p in processes:
+        for key, st in _group((s for s in p.slices if s.cat in COLLECTIVE_CATEGORIES),
+                              lambda s: (s.cat, s.name)).items():
+            per_rank[key][p.label] = st
+    coll_rows = []
+    for (cat, name), st in coll.items():
+        ranks = per_rank[(cat, name)]
+        slow_label, slow = min(ranks.items(), key=lambda kv: (kv[1].gbps(), kv[0]))
+        coll_rows.append({"name": name, "kind": cat, "count": st.count, "total_ns": st.total, "avg_ns": st.avg,
+                          "min_ns": st.lo, "max_ns": st.hi, "bandwidth_gbps": st.gbps(),
+                          "slowest_rank_gbps": slow.gbps(), "slowest_rank": slow_label})
+    coll_rows.sort(key=lambda r: (-r["total_ns"], r["kind"], r["name"]))
+
+    ranges = _group((s for p in processes for s in p.slices if s.cat == MARKER), lambda s: s.name)
+    range_rows = [{"name": n, "count": st.count, "total_ns": st.total, "avg_ns": st.avg, "min_ns": st.lo,
+                   "max_ns": st.hi} for n, st in ranges.items()]
+    range_rows.sort(key=lambda r: (-r["total_ns"], r["name"]))
+
+    apis = _group((s for p in processes for s in p.slices if s.cat in API_CATEGORIES), lambda s: (s.cat, s.name))
+    api_rows = [{"name": n, "kind": c, "count": st.count, "total_ns": st.total, "avg_ns": st.avg}
+                for (c, n), st in apis.items()]
+    api_rows.sort(key=lambda r: (-r["total_ns"], r["name"], r["kind"]))
+
+    counters = defaultdict(lambda: {"produced": 0, "delivered": 0, "dropped": 0})
+    filtered = unended = 0
+    for p in processes:
+        for kind, c in p.stats.items():
+            for k in ("produced", "delivered", "dropped"):
+                counters[kind][k] += c.get(k, 0)
+        if not p.stats and p.dropped_total is not None:
+            counters["all (no final stats)"]["dropped"] += p.dropped_total
+        filtered += p.filtered
+        unended += p.unended_ranges
+    drop_rows = [{"name": k, **v} for k, v in sorted(counters.items()) if v["produced"] or v["dropped"]]
+    return {"kernels": kernel_rows, "collectives": coll_rows, "ranges": range_rows, "apis": api_rows,
+            "dropped": drop_rows, "filtered": filtered, "unended_ranges": unended,
+            "marks": sum(p.marks for p in processes), "missing_stats": [p.label for p in processes if not p.stats]}
+
+
+def rank_overview(run):
+    """One row per process: what the all-ranks table sums up, side by side."""
+    rows = []
+    for p in run.processes:
+        k = [s for s in p.slices if s.cat == KERNEL]
+        c = [s for s in p.slices if s.cat in COLLECTIVE_CATEGORIES and s.cat == "hccl"] or \
+            [s for s in p.slices if s.cat in COLLECTIVE_CATEGORIES]
+        cbytes, ctime = sum(s.bytes for s in c), sum(s.dur for s in c)
+        rows.append({"name": p.label, "kind": f"pid {p.pid}", "count": len(k), "total_ns": sum(s.dur for s in k),
+                     "collectives": len(c), "collective_ns": ctime,
+                     "bandwidth_gbps": cbytes / ctime if ctime else 0.0,
+                     "dropped": sum(p.dropped().values())})
+    return rows
+
+
+def summarize(run):
+    """[(scope name, tables)] for all ranks together, then each process."""
+    scopes = [("all ranks", scope_tables(run.processes))]
+    for p in run.processes:
+        scopes.append((f"{p.label} (pid {p.pid})" if p.rank is not None else p.label, scope_tables([p])))
+    return scopes
+
+
+# --- text ----------------------------------------------------------------------------------
+
+def fmt_ns(ns):
+    if ns is None:
+        return "-"
+    ns = float(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.3f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def _table(title, header, rows, align, limit=0):
+    shown = rows if not limit or len(rows) <= limit else rows[:limit]
+    cells = [header] + [[str(c) for c in r] for r in shown]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    out = [title]
+    for n, r in enumerate(cells):
+        out.append("  " + "  ".join(c.ljust(w) if a == "<" else c.rjust(w) for c, w, a in zip(r, widths, align)))
+        if n == 0:
+            out.append("  " + "  ".join("-" * w for w in widths))
+    if len(shown) < len(rows):
+        out.append(f"  ... {len(rows) - len(shown)} more rows in summary.txt / summary.csv")
+    return "\n".join(out)
+
+
+def _short(name, width=60):
+    return name if len(name) <= width else name[:width - 1] + "\u2026"
+
+
+def render_text(run, scopes, limit=0):
+    parts = [f"mspti-trace summary: {len(run.processes)} process(es) in {', '.join(run.directories)}"]
+    parts += [f"warning: {w}" for w in run.warnings]
+    ov = rank_overview(run)
+    if len(ov) > 1:
+        parts.append(_table("Ranks", ["rank", "pid", "kernels", "kernel time", "collectives", "collective time",
+                                      "coll. GB/s", "dropped"],
+                            [[r["name"], r["kind"][4:], r["count"], fmt_ns(r["total_ns"]), r["collectives"],
+                              fmt_ns(r["collective_ns"]), f"{r['bandwidth_gbps']:.3f}", r["dropped"]] for r in ov],
+                            "<>>>>>>>"))
+    for scope, t in scopes:
+        parts.append(f"==== {scope} ====")
+        if t["kernels"]:
+            parts.append(_table("Kernels", ["name", "calls", "total", "avg", "min", "max", "% device"],
+                                [[_short(r["name"]), r["count"], fmt_ns(r["total_ns"]), fmt_ns(r["avg_ns"]),
+                                  fmt_ns(r["min_ns"]), fmt_ns(r["max_ns"]), f"{r['percent']:.1f}"]
+                                 for r in t["kernels"]], "<>>>>>>", limit))
+        if t["collectives"]:
+            parts.append(_table("Collectives", ["name", "kind", "count", "total", "avg", "GB/s", "slowest GB/s",
+                                                "slowest rank"],
+                                [[_short(r["name"]), r["kind"], r["count"], fmt_ns(r["total_ns"]), fmt_ns(r["avg_ns"]),
+                                  f"{r['bandwidth_gbps']:.3f}", f"{r['slowest_rank_gbps']:.3f}", r["slowest_rank"]]
+                                 for r in t["collectives"]], "<<>>>>><", limit))
+        if t["ranges"]:
+            parts.append(_table("mstx ranges", ["name", "count", "total", "avg"],
+                                [[_short(r["name"]), r["count"], fmt_ns(r["total_ns"]), fmt_ns(r["avg_ns"])]
+                                 for r in t["ranges"]], "<>>>", limit))
+        if t["apis"]:
+            parts.append(_table("API calls", ["name", "kind", "count", "total"],
+                                [[_short(r["name"]), r["kind"], r["count"], fmt_ns(r["total_ns"])]
+                                 for r in t["apis"]], "<<>>", limit))
+        drops = [[r["name"], r["produced"], r["delivered"], r["dropped"]] for r in t["dropped"]]
+        drops.append(["(filtered out by --delay/--duration/--capture-range)", "", "", t["filtered"]])
+        drops.append(["(ranges without an end)", "", "", t["unended_ranges"]])
+        parts.append(_table("Records per kind", ["kind", "produced", "delivered", "dropped"], drops, "<>>>"))
+        if t["missing_stats"]:
+            parts.append("  no final stats (killed?): " + ", ".join(t["missing_stats"]))
+    return "\n\n".join(parts) + "\n"
+
+
+def render_csv(scopes):
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for scope, t in scopes:
+        for section in ("kernels", "collectives", "ranges", "apis", "dropped"):
+            for r in t[section]:
+                w.writerow({"scope": scope, "section": section, **r})
+        w.writerow({"scope": scope, "section": "dropped", "name": "filtered", "dropped": t["filtered"]})
+        w.writerow({"scope": scope, "section": "dropped", "name": "unmatched_ranges", "dropped": t["unended_ranges"]})
+    return buf.getvalue()
+
+
+def write(directory, out=sys.stdout, limit=0):
+    """Reads DIR, writes summary.txt and summary.csv there and prints the text (rows per table
+    limited to `limit` on the terminal; 0: all)."""
+    run = load_dir(directory)
+    scopes = summarize(run)
+    text = render_text(run, scopes)
+    with open(os.path.join(directory, "summary.txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(directory, "summary.csv"), "w") as f:
+        f.write(render_csv(scopes))
+    out.write(render_text(run, scopes, limit) if limit else text)
+    out.flush()
+    return run
+
+
+def end_of_run(directory):
+    """After `mspti-trace -- PROGRAM`: the summary on stderr (the program's stdout stays its own)."""
+    try:
+        write(directory, out=sys.stderr, limit=15)
+    except NoTraceError:
+        print("mspti-trace: no process recorded anything (no trace file); no summary", file=sys.stderr)
+        return
+    print(f"mspti-trace: summary saved as {os.path.join(directory, 'summary.txt')} and summary.csv",
+          file=sys.stderr)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="mspti-trace summary",
+                                description="Summary tables of a trace directory (every format).")
+    p.add_argument("dir", metavar="DIR")
+    p.add_argument("--top", type=int, default=0, metavar="N", help="print at most N rows per table (files hold all)")
+    ns = p.parse_args(argv)
+    try:
+        write(ns.dir, limit=max(ns.top, 0))
+    except (NoTraceError, ValueError, OSError) as e:
+        print(f"mspti-trace summary: {e}", file=sys.stderr)
+        return 1
+    return 0

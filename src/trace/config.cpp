@@ -1,0 +1,173 @@
+#include "config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <sstream>
+
+#include "record.h"
+
+namespace mspti_trace {
+
+namespace {
+
+bool parse_u64(const char *name, uint64_t &out, std::string &error) {
+    const char *v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return true;
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long x = std::strtoull(v, &end, 10);
+    if (errno != 0 || *end != '\0') {
+        error = std::string(name) + "=" + v + " is not a non-negative integer";
+        return false;
+    }
+    out = x;
+    return true;
+}
+
+int env_int(const char *name) {
+    const char *v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return -1;
+    char *end = nullptr;
+    long x = std::strtol(v, &end, 10);
+    return (*end == '\0' && x >= 0 && x < (1L << 30)) ? static_cast<int>(x) : -1;
+}
+
+bool add_kind(const std::string &word, std::vector<msptiActivityKind> &kinds) {
+    static const struct { const char *name; msptiActivityKind kinds[4]; } table[] = {
+        {"kernel", {MSPTI_ACTIVITY_KIND_KERNEL}},
+        {"api", {MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_ACL_API, MSPTI_ACTIVITY_KIND_NODE_API,
+                 MSPTI_ACTIVITY_KIND_RUNTIME_API}},
+        {"hccl", {MSPTI_ACTIVITY_KIND_HCCL}},
+        {"communication", {MSPTI_ACTIVITY_KIND_COMMUNICATION}},
+        {"marker", {MSPTI_ACTIVITY_KIND_MARKER}},
+        {"memory", {MSPTI_ACTIVITY_KIND_MEMORY}},
+        {"memcpy", {MSPTI_ACTIVITY_KIND_MEMCPY}},
+        {"memset", {MSPTI_ACTIVITY_KIND_MEMSET}},
+    };
+    for (const auto &row : table) {
+        if (word != row.name) continue;
+        for (msptiActivityKind k : row.kinds)
+            if (k != MSPTI_ACTIVITY_KIND_INVALID) kinds.push_back(k);
+        return true;
+    }
+    return false;
+}
+
+uint64_t now_epoch_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
+bool Config::load(std::string &error) {
+    const char *d = std::getenv("MSPTI_TRACE_DIR");
+    if (d == nullptr || *d == '\0') return true;
+    dir = d;
+    const char *f = std::getenv("MSPTI_TRACE_FORMAT");
+    std::string fmt = f != nullptr ? f : "pftrace";
+    if (fmt == "pftrace" || fmt.empty()) format = Format::kPftrace;
+    else if (fmt == "json") format = Format::kJson;
+    else if (fmt == "json.gz") format = Format::kJsonGz;
+    else if (fmt == "sqlite") format = Format::kSqlite;
+    else {
+        error = "MSPTI_TRACE_FORMAT=" + fmt + " is not one of pftrace, json, json.gz, sqlite";
+        return false;
+    }
+    const char *k = std::getenv("MSPTI_TRACE_KINDS");
+    std::string list = (k != nullptr && *k != '\0') ? k : "kernel,api,hccl,communication,marker,memory,memcpy,memset";
+    std::stringstream ss(list);
+    std::string word;
+    while (std::getline(ss, word, ',')) {
+        if (word.empty()) continue;
+        if (!add_kind(word, kinds)) {
+            error = "MSPTI_TRACE_KINDS: unknown kind '" + word +
+                    "' (kernel, api, hccl, communication, marker, memory, memcpy, memset)";
+            return false;
+        }
+    }
+    start_ns = now_epoch_ns();
+    uint64_t delay = 0, duration = 0, flush = flush_ms;
+    if (!parse_u64("MSPTI_TRACE_START_NS", start_ns, error) || !parse_u64("MSPTI_TRACE_DELAY_NS", delay, error) ||
+        !parse_u64("MSPTI_TRACE_DURATION_NS", duration, error) || !parse_u64("MSPTI_TRACE_FLUSH_MS", flush, error))
+        return false;
+    window_begin = start_ns + delay;
+    if (duration != 0) window_end = window_begin + duration;
+    if (flush == 0 || flush > 3600000) {
+        error = "MSPTI_TRACE_FLUSH_MS must be in 1..3600000";
+        return false;
+    }
+    flush_ms = static_cast<uint32_t>(flush);
+    uint64_t buffers = max_buffers;
+    if (!parse_u64("MSPTI_TRACE_MAX_BUFFERS", buffers, error)) return false;
+    if (buffers == 0 || buffers > 4096) {
+        error = "MSPTI_TRACE_MAX_BUFFERS must be in 1..4096";
+        return false;
+    }
+    max_buffers = static_cast<uint32_t>(buffers);
+    const char *c = std::getenv("MSPTI_TRACE_CAPTURE_RANGE");
+    if (c != nullptr) capture_range = c;
+    rank = env_int("RANK");
+    world_size = env_int("WORLD_SIZE");
+    local_rank = env_int("LOCAL_RANK");
+    return true;
+}
+
+std::string Config::file_path(uint32_t pid) const {
+    std::string name = dir + "/trace.";
+    if (rank >= 0) name += "rank" + std::to_string(rank) + ".";
+    name += "pid" + std::to_string(pid);
+    switch (format) {
+    case Format::kPftrace: return name + ".pftrace";
+    case Format::kJson: return name + ".json";
+    case Format::kJsonGz: return name + ".json.gz";
+    case Format::kSqlite: return name + ".sqlite";
+    }
+    return name;
+}
+
+const char *kind_name(msptiActivityKind kind) {
+    switch (kind) {
+    case MSPTI_ACTIVITY_KIND_MARKER: return "marker";
+    case MSPTI_ACTIVITY_KIND_KERNEL: return "kernel";
+    case MSPTI_ACTIVITY_KIND_API: return "api";
+    case MSPTI_ACTIVITY_KIND_HCCL: return "hccl";
+    case MSPTI_ACTIVITY_KIND_MEMORY: return "memory";
+    case MSPTI_ACTIVITY_KIND_MEMSET: return "memset";
+    case MSPTI_ACTIVITY_KIND_MEMCPY: return "memcpy";
+    case MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return "external_correlation";
+    case MSPTI_ACTIVITY_KIND_COMMUNICATION: return "communication";
+    case MSPTI_ACTIVITY_KIND_ACL_API: return "acl_api";
+    case MSPTI_ACTIVITY_KIND_NODE_API: return "node_api";
+    case MSPTI_ACTIVITY_KIND_RUNTIME_API: return "runtime_api";
+    default: return "";
+    }
+}
+
+uint64_t comm_type_size(uint32_t t) {
+    switch (t) {
+    case MSPTI_ACTIVITY_COMMUNICATION_INT8:
+    case MSPTI_ACTIVITY_COMMUNICATION_UINT8:
+    case MSPTI_ACTIVITY_COMMUNICATION_HIF8:
+    case MSPTI_ACTIVITY_COMMUNICATION_FP8E4M3:
+    case MSPTI_ACTIVITY_COMMUNICATION_FP8E5M2:
+    case MSPTI_ACTIVITY_COMMUNICATION_FP8E8M0: return 1;
+    case MSPTI_ACTIVITY_COMMUNICATION_INT16:
+    case MSPTI_ACTIVITY_COMMUNICATION_UINT16:
+    case MSPTI_ACTIVITY_COMMUNICATION_FP16:
+    case MSPTI_ACTIVITY_COMMUNICATION_BFP16: return 2;
+    case MSPTI_ACTIVITY_COMMUNICATION_INT32:
+    case MSPTI_ACTIVITY_COMMUNICATION_UINT32:
+    case MSPTI_ACTIVITY_COMMUNICATION_FP32: return 4;
+    case MSPTI_ACTIVITY_COMMUNICATION_INT64:
+    case MSPTI_ACTIVITY_COMMUNICATION_UINT64:
+    case MSPTI_ACTIVITY_COMMUNICATION_FP64: return 8;
+    case MSPTI_ACTIVITY_COMMUNICATION_INT128: return 16;
+    default: return 0;
+    }
+}
+
+}  // namespace mspti_trace

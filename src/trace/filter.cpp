@@ -1,0 +1,72 @@
+#include "filter.h"
+
+#include <cstring>
+
+namespace mspti_trace {
+
+namespace {
+
+constexpr uint32_t kMark = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS | MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE;
+constexpr uint32_t kStart = MSPTI_ACTIVITY_FLAG_MARKER_START | MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE;
+constexpr uint32_t kEnd = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
+constexpr size_t kKeptIntervals = 256;  // older capture ranges cannot matter any more
+
+uint64_t range_key(const msptiActivityMarker &m) { return (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE); }
+
+}  // namespace
+
+Filter::Filter(const Config &config)
+    : begin_(config.window_begin), end_(config.window_end), capture_(config.capture_range) {}
+
+bool Filter::in_capture(uint64_t t) const {
+    if (capture_.empty()) return true;
+    for (auto it = intervals_.rbegin(); it != intervals_.rend(); ++it)
+        if (t >= it->first && t <= it->second) return true;
+    return false;
+}
+
+bool Filter::keep(const Record &r) {
+    bool k = decide(r);
+    if (!k) ++filtered_;
+    return k;
+}
+
+bool Filter::decide(const Record &r) {
+    if (r.kind() != MSPTI_ACTIVITY_KIND_MARKER) return in_window(r.start) && in_capture(r.start);
+    const msptiActivityMarker &m = r.u.marker;
+    uint32_t flag = static_cast<uint32_t>(m.flag);
+    bool host = m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_HOST;
+    if (flag & kStart) {
+        if (!capture_.empty() && host && m.name != nullptr && capture_ == m.name) {
+            if (intervals_.size() >= kKeptIntervals) {
+                // Forget the oldest closed range; open ones stay.
+                for (size_t i = 0; i < intervals_.size(); ++i) {
+                    if (intervals_[i].second == UINT64_MAX) continue;
+                    intervals_.erase(intervals_.begin() + static_cast<long>(i));
+                    for (auto &entry : open_captures_)
+                        if (entry.second > i) --entry.second;
+                    break;
+                }
+            }
+            open_captures_[m.id] = intervals_.size();
+            intervals_.emplace_back(m.timestamp, UINT64_MAX);
+        }
+        bool k = in_window(m.timestamp) && in_capture(m.timestamp);
+        if (k) kept_starts_.insert(range_key(m));
+        return k;
+    }
+    if (flag & kEnd) {
+        if (host) {
+            auto it = open_captures_.find(m.id);
+            if (it != open_captures_.end()) {
+                intervals_[it->second].second = m.timestamp;
+                open_captures_.erase(it);
+            }
+        }
+        return kept_starts_.erase(range_key(m)) != 0;  // an end follows its start
+    }
+    (void)kMark;
+    return in_window(m.timestamp) && in_capture(m.timestamp);
+}
+
+}  // namespace mspti_trace

@@ -1,0 +1,209 @@
+#include "pftrace_sink.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "proto.h"
+
+namespace mspti_trace {
+
+namespace f = proto::field;
+
+PftraceSink::~PftraceSink() { close(); }
+
+bool PftraceSink::open(const std::string &path, std::string &error) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+        error = "cannot create " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    return true;
+}
+
+uint64_t PftraceSink::intern(Interned &table, const char *s, uint32_t field, bool stable) {
+    if (stable) {
+        // A pointer seen before is checked against its text: a runtime may reuse the memory.
+        auto p = table.by_pointer.find(s);
+        if (p != table.by_pointer.end() && std::strcmp(table.text[p->second], s) == 0) return p->second;
+    }
+    uint64_t &next = &table == &names_ ? next_name_ : &table == &categories_ ? next_category_ : next_annotation_;
+    auto [it, inserted] = table.ids.try_emplace(s, next);
+    if (inserted) {
+        ++next;
+        table.text.push_back(it->first.c_str());  // node-based map: the key's storage stays put
+        proto::Writer w(interned_);
+        size_t m = w.begin(field);
+        w.uint(f::kIid, it->second);
+        w.str(f::kInternedName, s);
+        w.end(m);
+    }
+    if (stable) table.by_pointer[s] = it->second;
+    return it->second;
+}
+
+size_t PftraceSink::begin_packet(uint64_t ts) {
+    proto::Writer w(out_);
+    size_t p = w.begin(f::kTracePacket);
+    if (ts != 0) w.uint(f::kTimestamp, ts);
+    w.uint(f::kSequenceId, pid_);
+    w.uint(f::kSequenceFlags, first_ ? proto::kIncrementalStateCleared : proto::kNeedsIncrementalState);
+    first_ = false;
+    return p;
+}
+
+void PftraceSink::track(const Track &t) {
+    proto::Writer w(out_);
+    size_t p = begin_packet(0);
+    size_t d = w.begin(f::kTrackDescriptor);
+    w.uint(f::kTdUuid, uuid(t.index));
+    if (t.parent != 0) w.uint(f::kTdParentUuid, uuid(t.parent));
+    switch (t.kind) {
+    case Track::kProcess: {
+        size_t pd = w.begin(f::kTdProcess);
+        w.uint(f::kPdPid, t.pid);
+        w.str(f::kPdProcessName, t.name);
+        w.end(pd);
+        break;
+    }
+    case Track::kThread: {
+        size_t th = w.begin(f::kTdThread);
+        w.uint(f::kThPid, t.pid);
+        w.uint(f::kThTid, t.tid);
+        w.str(f::kThThreadName, t.name);
+        w.end(th);
+        break;
+    }
+    case Track::kCounter: {
+        w.str(f::kTdName, t.name);
+        size_t c = w.begin(f::kTdCounter);
+        if (t.bytes) w.uint(f::kCdUnit, 3);  // UNIT_SIZE_BYTES
+        w.end(c);
+        break;
+    }
+    default: w.str(f::kTdName, t.name); break;
+    }
+    w.end(d);
+    w.end(p);
+}
+
+// Interned entries go in the packet that first uses them, ahead of its track_event.
+void PftraceSink::event(const Slice &s, uint64_t type, const Arg *args, size_t nargs, bool stable_names) {
+    interned_.clear();
+    uint64_t name = intern(names_, s.name, f::kEventNames, true);
+    uint64_t category = intern(categories_, s.category, f::kEventCategories, true);
+    arg_ids_.resize(nargs);
+    for (size_t i = 0; i < nargs; ++i)
+        arg_ids_[i] = intern(annotations_, args[i].name, f::kDebugAnnotationNames, stable_names);
+    proto::Writer w(out_);
+    size_t p = begin_packet(s.start);
+    if (!interned_.empty()) {
+        w.tag(f::kInternedData, proto::kLength);
+        w.varint(interned_.size());
+        out_.append(interned_);
+    }
+    size_t e = w.begin(f::kTrackEvent);
+    w.uint(f::kTeType, type);
+    w.uint(f::kTeTrackUuid, uuid(s.track));
+    w.uint(f::kTeNameIid, name);
+    w.uint(f::kTeCategoryIids, category);
+    for (size_t i = 0; i < nargs; ++i) {
+        const Arg &a = args[i];
+        size_t d = w.begin(f::kTeDebugAnnotations);
+        w.uint(f::kDaNameIid, arg_ids_[i]);
+        switch (a.type) {
+        case Arg::kUint: w.uint(f::kDaUintValue, a.u); break;
+        case Arg::kInt: w.sint(f::kDaIntValue, a.i); break;
+        case Arg::kDouble: w.dbl(f::kDaDoubleValue, a.d); break;
+        case Arg::kString: w.str(f::kDaStringValue, a.s); break;
+        }
+        w.end(d);
+    }
+    if (s.flow != 0) w.fixed64(f::kTeFlowIds, s.flow);
+    w.end(e);
+    w.end(p);
+}
+
+void PftraceSink::begin(const Slice &s) { event(s, proto::kSliceBegin, s.args, s.nargs, true); }
+
+void PftraceSink::instant(const Slice &s) { event(s, proto::kInstant, s.args, s.nargs, true); }
+
+void PftraceSink::end(uint32_t track, uint64_t ts) {
+    proto::Writer w(out_);
+    size_t p = begin_packet(ts);
+    size_t e = w.begin(f::kTrackEvent);
+    w.uint(f::kTeType, proto::kSliceEnd);
+    w.uint(f::kTeTrackUuid, uuid(track));
+    w.end(e);
+    w.end(p);
+}
+
+void PftraceSink::counter(uint32_t track, const char *, uint64_t ts, int64_t value) {
+    proto::Writer w(out_);
+    size_t p = begin_packet(ts);
+    size_t e = w.begin(f::kTrackEvent);
+    w.uint(f::kTeType, proto::kCounter);
+    w.uint(f::kTeTrackUuid, uuid(track));
+    w.sint(f::kTeCounterValue, value);
+    w.end(e);
+    w.end(p);
+}
+
+void PftraceSink::stats(const Stats &st, uint64_t ts, bool final) {
+    if (!final) return;  // the dropped-records counter carries the running total
+    std::vector<std::string> keys;
+    std::vector<Arg> args;
+    auto add = [&](std::string key, uint64_t v) {
+        keys.push_back(std::move(key));
+        Arg a{};
+        a.type = Arg::kUint;
+        a.u = v;
+        args.push_back(a);
+    };
+    add("filtered", st.filtered);
+    add("unmatched_ranges", st.unmatched_ranges);
+    for (int k = 1; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+        const char *kn = kind_name(static_cast<msptiActivityKind>(k));
+        if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        add(std::string("dropped.") + kn, st.kinds[k].dropped);
+        add(std::string("produced.") + kn, st.kinds[k].produced);
+        add(std::string("delivered.") + kn, st.kinds[k].delivered);
+    }
+    for (size_t i = 0; i < args.size(); ++i) args[i].name = keys[i].c_str();
+    Slice s{};
+    s.start = s.end = ts;
+    s.name = "mspti-trace stats";
+    s.category = "mspti-trace";
+    s.track = 1;
+    event(s, proto::kInstant, args.data(), args.size(), false);
+}
+
+void PftraceSink::flush() {
+    if (fd_ < 0) {
+        out_.clear();
+        return;
+    }
+    const char *p = out_.data();
+    size_t left = out_.size();
+    while (left > 0) {
+        ssize_t n = ::write(fd_, p, left);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break;  // disk full or similar: the file stays a valid prefix
+        }
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+    out_.clear();
+}
+
+void PftraceSink::close() {
+    if (fd_ < 0) return;
+    flush();
+    ::close(fd_);
+    fd_ = -1;
+}
+
+}  // namespace mspti_trace

@@ -1,0 +1,48 @@
+// Perfetto TrackEvent protobuf (docs/trace.md, "pftrace"): one packet sequence per process,
+// interned names, categories and annotation names; whole packets written per window.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sink.h"
+
+namespace mspti_trace {
+
+class PftraceSink : public Sink {
+public:
+    explicit PftraceSink(uint32_t pid) : pid_(pid) {}
+    ~PftraceSink() override;
+    bool open(const std::string &path, std::string &error) override;
+    void track(const Track &t) override;
+    void begin(const Slice &s) override;
+    void end(uint32_t track, uint64_t ts) override;
+    void instant(const Slice &s) override;
+    void counter(uint32_t track, const char *name, uint64_t ts, int64_t value) override;
+    void stats(const Stats &s, uint64_t ts, bool final) override;
+    void flush() override;
+    void close() override;
+
+private:
+    struct Interned {
+        std::unordered_map<std::string, uint64_t> ids;
+        std::unordered_map<const void *, uint64_t> by_pointer;  // most names are long-lived pointers
+        std::vector<const char *> text{nullptr};                // by iid
+    };
+    uint64_t intern(Interned &table, const char *s, uint32_t field, bool stable);
+    size_t begin_packet(uint64_t ts);
+    void event(const Slice &s, uint64_t type, const Arg *args, size_t nargs, bool stable_names);
+    uint64_t uuid(uint32_t track) const { return (static_cast<uint64_t>(pid_) << 32) | track; }
+
+    uint32_t pid_;
+    int fd_ = -1;
+    bool first_ = true;
+    std::string out_;          // the window being built
+    std::string interned_;     // InternedData of the packet being built
+    Interned names_, categories_, annotations_;
+    std::vector<uint64_t> arg_ids_;
+    uint64_t next_name_ = 1, next_category_ = 1, next_annotation_ = 1;
+};
+
+}  // namespace mspti_trace

@@ -1,0 +1,81 @@
+// What the timeline hands to a file format: tracks, slices in nesting order, instants, counters,
+// the raw records kept by the filters, and msPTI's counters. One sink per process, used only
+// by the writer thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mspti/mspti_ext.h"
+#include "record.h"
+
+namespace mspti_trace {
+
+struct Arg {
+    enum Type : uint8_t { kUint, kInt, kDouble, kString } type;
+    const char *name;
+    union {
+        uint64_t u;
+        int64_t i;
+        double d;
+        const char *s;
+    };
+};
+
+struct Track {
+    enum Kind : uint8_t { kProcess, kThread, kDevice, kStream, kComm, kCounter, kLane } kind;
+    uint32_t index;   // 1.. in order of first use; the pftrace uuid is pid << 32 | index
+    uint32_t parent;  // index of the parent track; 0 for the process track
+    uint32_t pid;
+    uint64_t tid;     // kThread only
+    bool bytes;       // kCounter: the value is in bytes
+    std::string name;
+};
+
+struct Slice {
+    static constexpr int kMaxArgs = 10;
+    uint64_t start, end;
+    uint64_t flow;    // 0: none
+    uint64_t seq;
+    const char *name;
+    const char *category;
+    uint32_t track;
+    uint8_t nargs;
+    Arg args[kMaxArgs];
+
+    void add_uint(const char *n, uint64_t v) { Arg &a = args[nargs++]; a.type = Arg::kUint, a.name = n, a.u = v; }
+    void add_int(const char *n, int64_t v) { Arg &a = args[nargs++]; a.type = Arg::kInt, a.name = n, a.i = v; }
+    void add_double(const char *n, double v) { Arg &a = args[nargs++]; a.type = Arg::kDouble, a.name = n, a.d = v; }
+    void add_string(const char *n, const char *v) { Arg &a = args[nargs++]; a.type = Arg::kString, a.name = n, a.s = v; }
+};
+
+struct Stats {
+    msptiExtActivityStats kinds[MSPTI_ACTIVITY_KIND_COUNT];  // msPTI's counters, by kind
+    uint64_t filtered = 0;                                   // left out by the time window / capture range
+    uint64_t unmatched_ranges = 0;                           // range starts without an end
+    uint64_t dropped_total() const {
+        uint64_t n = 0;
+        for (const auto &k : kinds) n += k.dropped;
+        return n;
+    }
+};
+
+class Sink {
+public:
+    virtual ~Sink() = default;
+    // Creates the file; false with a message in `error`.
+    virtual bool open(const std::string &path, std::string &error) = 0;
+    virtual void track(const Track &t) = 0;
+    virtual void begin(const Slice &s) = 0;  // in nesting order per track; end() follows
+    virtual void end(uint32_t track, uint64_t ts) = 0;
+    virtual void instant(const Slice &s) = 0;
+    virtual void counter(uint32_t track, const char *name, uint64_t ts, int64_t value) = 0;
+    virtual void record(const Record &) {}  // every record the filters kept, in start order
+    // A paired mstx range.
+    virtual void range(const Record & /*start*/, uint64_t /*end*/) {}
+    virtual void stats(const Stats &s, uint64_t ts, bool final) = 0;
+    virtual void flush() = 0;  // the window is complete: put it on disk
+    virtual void close() = 0;
+};
+
+}  // namespace mspti_trace

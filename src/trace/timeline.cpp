@@ -1,0 +1,391 @@
+#include "timeline.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+namespace mspti_trace {
+
+namespace {
+
+constexpr uint32_t kMarkFlags = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS | MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE;
+constexpr uint32_t kStartFlags = MSPTI_ACTIVITY_FLAG_MARKER_START | MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE;
+constexpr uint32_t kEndFlags = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
+
+constexpr uint64_t kHorizonNs = 2ull * 1000000000ull;  // how late a slice may come and still be checked
+
+const char *or_empty(const char *s) { return s != nullptr ? s : ""; }
+
+const char *memcpy_name(msptiActivityMemcpyKind k) {
+    switch (k) {
+    case MSPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "Memcpy HtoH";
+    case MSPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "Memcpy HtoD";
+    case MSPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "Memcpy DtoH";
+    case MSPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "Memcpy DtoD";
+    case MSPTI_ACTIVITY_MEMCPY_KIND_DEFAULT: return "Memcpy Default";
+    default: return "Memcpy Unknown";
+    }
+}
+
+double bandwidth(uint64_t bytes, uint64_t start, uint64_t end) {
+    return end > start ? static_cast<double>(bytes) / static_cast<double>(end - start) : 0.0;
+}
+
+std::string thread_name(uint32_t tid) {
+    std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/comm");
+    std::string comm;
+    if (in && std::getline(in, comm) && !comm.empty()) return comm + " " + std::to_string(tid);
+    return "thread " + std::to_string(tid);
+}
+
+bool nesting_order(const Slice &a, const Slice &b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    return a.seq < b.seq;
+}
+
+}  // namespace
+
+Timeline::Timeline(const Config &config, uint32_t pid, Sink &sink) : config_(config), pid_(pid), sink_(sink) {
+    std::string name = config.rank >= 0 ? "rank " + std::to_string(config.rank) + " \xC2\xB7 pid " + std::to_string(pid)
+                                        : "pid " + std::to_string(pid);
+    new_track(Track::kProcess, 0, name);
+}
+
+uint32_t Timeline::new_track(Track::Kind kind, uint32_t parent, std::string name, uint64_t tid, bool bytes) {
+    Track t{kind, next_index_++, parent, pid_, tid, bytes, std::move(name)};
+    tracks_.push_back(t);
+    sink_.track(tracks_.back());
+    return t.index;
+}
+
+uint32_t Timeline::thread_track(uint32_t pid, uint32_t tid) {
+    auto it = threads_.find({pid, tid});
+    if (it != threads_.end()) return it->second;
+    uint32_t idx = new_track(Track::kThread, 1, thread_name(tid), tid);
+    threads_.emplace(std::make_pair(pid, tid), idx);
+    return idx;
+}
+
+uint32_t Timeline::device_track(uint32_t device) {
+    auto it = devices_.find(device);
+    if (it != devices_.end()) return it->second;
+    uint32_t idx = new_track(Track::kDevice, 1, "device " + std::to_string(device));
+    devices_.emplace(device, idx);
+    return idx;
+}
+
+uint32_t Timeline::stream_track(uint32_t device, uint32_t stream) {
+    auto it = streams_.find({device, stream});
+    if (it != streams_.end()) return it->second;
+    uint32_t parent = device_track(device);
+    std::string name = stream == MSPTI_INVALID_STREAM_ID ? "stream sync" : "stream " + std::to_string(stream);
+    uint32_t idx = new_track(Track::kStream, parent, std::move(name));
+    streams_.emplace(std::make_pair(device, stream), idx);
+    return idx;
+}
+
+uint32_t Timeline::comm_track(const char *comm) {
+    std::string key = or_empty(comm);
+    auto it = comms_.find(key);
+    if (it != comms_.end()) return it->second;
+    uint32_t idx = new_track(Track::kComm, 1, "comm " + key);
+    comms_.emplace(key, idx);
+    return idx;
+}
+
+uint32_t Timeline::memory_track(uint32_t device) {
+    auto it = memory_.find(device);
+    if (it != memory_.end()) return it->second;
+    uint32_t idx = new_track(Track::kCounter, 1, "device " + std::to_string(device) + " memory", 0, true);
+    memory_.emplace(device, idx);
+    return idx;
+}
+
+uint32_t Timeline::marker_track(const msptiActivityMarker &m) {
+    if (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE) return stream_track(m.objectId.ds.deviceId, m.objectId.ds.streamId);
+    return thread_track(m.objectId.pt.processId, m.objectId.pt.threadId);
+}
+
+const char *Timeline::keep_string(std::string s) {
+    strings_.push_back(std::move(s));
+    return strings_.back().c_str();
+}
+
+uint64_t Timeline::flow_id(uint64_t correlationId) const {
+    if (correlationId == MSPTI_INVALID_CORRELATION_ID) return 0;
+    return (static_cast<uint64_t>(pid_) << 40) | (correlationId & ((1ull << 40) - 1));
+}
+
+Slice Timeline::slice(uint32_t track, const Record &r, const char *name, const char *category) {
+    Slice s{};
+    s.start = r.start;
+    s.end = r.end;
+    s.seq = r.seq;
+    s.name = name;
+    s.category = category;
+    s.track = track;
+    return s;
+}
+
+void Timeline::put(const Slice &s) {
+    Base &b = bases_[s.track];
+    if (b.lanes.empty()) {
+        b.track = s.track;
+        b.lanes.push_back(Lane{s.track, 0, {}, {}, 0, {}});
+    }
+    b.window.push_back(s);
+}
+
+void Timeline::add(const Record &r) {
+    sink_.record(r);
+    switch (r.kind()) {
+    case MSPTI_ACTIVITY_KIND_API:
+    case MSPTI_ACTIVITY_KIND_ACL_API:
+    case MSPTI_ACTIVITY_KIND_NODE_API:
+    case MSPTI_ACTIVITY_KIND_RUNTIME_API: {
+        const msptiActivityApi &a = r.u.api;
+        Slice s = slice(thread_track(a.pt.processId, a.pt.threadId), r, or_empty(a.name), kind_name(r.kind()));
+        s.flow = flow_id(a.correlationId);
+        s.add_uint("correlation_id", a.correlationId);
+        put(s);
+        break;
+    }
+    case MSPTI_ACTIVITY_KIND_KERNEL: {
+        const msptiActivityKernel &k = r.u.kernel;
+        Slice s = slice(stream_track(k.ds.deviceId, k.ds.streamId), r, or_empty(k.name), "kernel");
+        s.flow = flow_id(k.correlationId);
+        s.add_uint("correlation_id", k.correlationId);
+        s.add_string("type", or_empty(k.type));
+        s.add_uint("device", k.ds.deviceId);
+        s.add_uint("stream", k.ds.streamId);
+        put(s);
+        break;
+    }
+    case MSPTI_ACTIVITY_KIND_MEMCPY: {
+        const msptiActivityMemcpy &m = r.u.memcpy;
+        Slice s = slice(stream_track(m.deviceId, m.streamId), r, memcpy_name(m.copyKind), "memcpy");
+        s.flow = flow_id(m.correlationId);
+        s.add_uint("correlation_id", m.correlationId);
+        s.add_uint("bytes", m.bytes);
+        s.add_double("bandwidth_gbps", bandwidth(m.bytes, r.start, r.end));
+        s.add_uint("async", m.isAsync);
+        s.add_uint("device", m.deviceId);
+        s.add_uint("stream", m.streamId);
+        put(s);
+        break;
+    }
+    case MSPTI_ACTIVITY_KIND_MEMSET: {
+        const msptiActivityMemset &m = r.u.memset;
+        Slice s = slice(stream_track(m.deviceId, m.streamId), r, "Memset", "memset");
+        s.flow = flow_id(m.correlationId);
+        s.add_uint("correlation_id", m.correlationId);
+        s.add_uint("bytes", m.bytes);
+        s.add_uint("value", m.value);
+        s.add_double("bandwidth_gbps", bandwidth(m.bytes, r.start, r.end));
+        s.add_uint("async", m.isAsync);
+        s.add_uint("device", m.deviceId);
+        s.add_uint("stream", m.streamId);
+        put(s);
+        break;
+    }
+    case MSPTI_ACTIVITY_KIND_HCCL: {
+        const msptiActivityHccl &h = r.u.hccl;
+        Slice s = slice(comm_track(h.commName), r, or_empty(h.name), "hccl");
+        double bytes = h.bandWidth * static_cast<double>(r.end - r.start);
+        s.add_uint("bytes", bytes > 0 ? static_cast<uint64_t>(bytes + 0.5) : 0);
+        s.add_double("bandwidth_gbps", h.bandWidth);
+        s.add_string("comm", or_empty(h.commName));
+        s.add_uint("device", h.ds.deviceId);
+        s.add_uint("stream", h.ds.streamId);
+        put(s);
+        break;
+    }
+    case MSPTI_ACTIVITY_KIND_COMMUNICATION: {
+        const msptiActivityCommunication &c = r.u.comm;
+        Slice s = slice(comm_track(c.commName), r, or_empty(c.name), "communication");
+        uint64_t bytes = c.count * comm_type_size(c.dataType);
+        s.flow = flow_id(c.correlationId);
+        s.add_uint("correlation_id", c.correlationId);
+        s.add_uint("bytes", bytes);
+        s.add_uint("count", c.count);
+        s.add_uint("data_type", c.dataType);
+        s.add_string("alg_type", or_empty(c.algType));
+        s.add_double("bandwidth_gbps", bandwidth(bytes, r.start, r.end));
+        s.add_string("comm", or_empty(c.commName));
+        s.add_uint("device", c.ds.deviceId);
+        s.add_uint("stream", c.ds.streamId);
+        put(s);
+        break;
+    }
+    case MSPTI_ACTIVITY_KIND_MEMORY: {
+        const msptiActivityMemory &m = r.u.memory;
+        int64_t &sum = memory_in_use_[m.deviceId];
+        sum += memory_delta(r);
+        uint32_t track = memory_track(m.deviceId);
+        sink_.counter(track, tracks_[track - 1].name.c_str(), r.start, sum);
+        break;
+    }
+    case MSPTI_ACTIVITY_KIND_MARKER: add_marker(r); break;
+    default: break;
+    }
+}
+
+void Timeline::add_marker(const Record &r) {
+    const msptiActivityMarker &m = r.u.marker;
+    uint32_t flag = static_cast<uint32_t>(m.flag);
+    uint64_t key = (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
+    if (flag & kMarkFlags) {
+        Slice s = slice(marker_track(m), r, or_empty(m.name), "marker");
+        s.add_uint("id", m.id);
+        s.add_string("domain", or_empty(m.domain));
+        sink_.instant(s);
+        return;
+    }
+    auto complete = [this](const Record &start, uint32_t track, uint64_t end) {
+        const msptiActivityMarker &sm = start.u.marker;
+        Slice s = slice(track, start, or_empty(sm.name), "marker");
+        s.end = end < start.start ? start.start : end;
+        s.add_uint("id", sm.id);
+        s.add_string("domain", or_empty(sm.domain));
+        put(s);
+        sink_.range(start, s.end);
+    };
+    if (flag & kStartFlags) {
+        uint32_t track = marker_track(m);
+        auto early = early_ends_.find(key);
+        if (early != early_ends_.end()) {
+            complete(r, track, early->second);
+            early_ends_.erase(early);
+        } else {
+            open_ranges_[key] = OpenRange{r, track};
+        }
+        return;
+    }
+    if (flag & kEndFlags) {
+        auto it = open_ranges_.find(key);
+        if (it == open_ranges_.end()) {
+            early_ends_[key] = m.timestamp;
+            return;
+        }
+        complete(it->second.start, it->second.track, m.timestamp);
+        open_ranges_.erase(it);
+    }
+}
+
+// A slice that starts before the lane's latest start (its parent arrived after its children,
+// in a later window): it fits if it nests with every slice of the lane it overlaps.
+bool Timeline::fits_late(const Lane &lane, const Slice &s) {
+    auto first = lane.placed.begin() + static_cast<long>(lane.placed_head);
+    auto at = std::lower_bound(first, lane.placed.end(), std::make_pair(s.start, uint64_t{0}));
+    for (auto it = at; it != lane.placed.end() && it->first < s.end; ++it)
+        if (it->second > s.end && it->first != s.start) return false;
+    for (auto it = at; it != first;) {
+        --it;
+        if (it->second > s.start && it->second < s.end) return false;
+    }
+    return true;
+}
+
+// Puts `s` on the first lane of its track where it nests with what that lane already holds.
+void Timeline::place(Base &base, uint32_t index) {
+    const Slice &s = base.window[index];
+    for (size_t i = 0;; ++i) {
+        if (i == base.lanes.size()) {
+            const Track &t = tracks_[base.track - 1];
+            uint32_t idx = new_track(Track::kLane, t.parent, t.name + " \xC2\xB7 lane " + std::to_string(i + 1));
+            base.lanes.push_back(Lane{idx, 0, {}, {}, 0, {}});
+        }
+        Lane &lane = base.lanes[i];
+        if (s.start < lane.max_start) {
+            if (!fits_late(lane, s)) continue;
+            if (s.end > lane.max_start) {
+                // Still open at the frontier: it joins the stack of open slices, by its end.
+                auto pos = std::find_if(lane.ends.begin(), lane.ends.end(), [&](uint64_t e) { return e < s.end; });
+                lane.ends.insert(pos, s.end);
+            }
+        } else {
+            size_t open = lane.ends.size();
+            while (open > 0 && lane.ends[open - 1] <= s.start) --open;
+            if (open > 0 && lane.ends[open - 1] < s.end) continue;  // overlaps without nesting
+            lane.ends.resize(open);
+            lane.ends.push_back(s.end);
+            lane.max_start = s.start;
+        }
+        auto pair = std::make_pair(s.start, s.end);
+        if (lane.placed.empty() || lane.placed.back() <= pair) lane.placed.push_back(pair);
+        else lane.placed.insert(std::upper_bound(lane.placed.begin() + static_cast<long>(lane.placed_head),
+                                                 lane.placed.end(), pair), pair);
+        lane.window.push_back(index);
+        return;
+    }
+}
+
+// BEGIN/END events of one lane's window in nesting order.
+void Timeline::emit(Base &base, Lane &lane) {
+    std::vector<uint64_t> &stack = stack_;
+    stack.clear();
+    for (uint32_t index : lane.window) {
+        Slice &s = base.window[index];
+        s.track = lane.track;
+        while (!stack.empty() && stack.back() <= s.start) {
+            sink_.end(lane.track, stack.back());
+            stack.pop_back();
+        }
+        sink_.begin(s);
+        stack.push_back(s.end);
+    }
+    while (!stack.empty()) {
+        sink_.end(lane.track, stack.back());
+        stack.pop_back();
+    }
+    lane.window.clear();
+}
+
+void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
+    for (auto &entry : bases_) {
+        Base &b = entry.second;
+        if (b.window.empty()) continue;
+        // Sorted through indices: a Slice is a few hundred bytes.
+        order_.resize(b.window.size());
+        for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+        std::sort(order_.begin(), order_.end(),
+                  [&b](uint32_t x, uint32_t y) { return nesting_order(b.window[x], b.window[y]); });
+        for (uint32_t i : order_) place(b, i);
+        for (Lane &lane : b.lanes) {
+            emit(b, lane);
+            // Late slices are checked against the last kHorizonNs only.
+            uint64_t cutoff = lane.max_start > kHorizonNs ? lane.max_start - kHorizonNs : 0;
+            while (lane.placed_head < lane.placed.size() && lane.placed[lane.placed_head].first < cutoff) ++lane.placed_head;
+            if (lane.placed_head > 4096 && lane.placed_head * 2 > lane.placed.size()) {
+                lane.placed.erase(lane.placed.begin(), lane.placed.begin() + static_cast<long>(lane.placed_head));
+                lane.placed_head = 0;
+            }
+        }
+        b.window.clear();
+    }
+    if (final) {
+        // Ranges that never ended: an instant at their start, so that nothing is left open.
+        for (auto &entry : open_ranges_) {
+            const Record &r = entry.second.start;
+            Slice s = slice(entry.second.track, r, keep_string(std::string(or_empty(r.u.marker.name)) + " (no end)"), "marker");
+            s.add_uint("id", r.u.marker.id);
+            s.add_string("domain", or_empty(r.u.marker.domain));
+            sink_.instant(s);
+            ++unmatched_;
+        }
+        open_ranges_.clear();
+    }
+    Stats stats = stats_in;
+    stats.unmatched_ranges = unmatched_;
+    uint64_t dropped = stats.dropped_total();
+    if (dropped != last_dropped_ || (final && dropped_track_ == 0)) {
+        if (dropped_track_ == 0) dropped_track_ = new_track(Track::kCounter, 1, "dropped records");
+        sink_.counter(dropped_track_, "dropped records", now, static_cast<int64_t>(dropped));
+        last_dropped_ = dropped;
+    }
+    sink_.stats(stats, now, final);
+    sink_.flush();
+}
+
+}  // namespace mspti_trace

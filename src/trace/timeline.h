@@ -1,0 +1,92 @@
+// Turns kept records into the track layout of docs/trace.md: finds or creates each record's
+// track, pairs mstx range starts with their ends, keeps the device-memory sum, and at the end
+// of each flush window writes every track's slices in nesting order, moving a slice that would
+// overlap without nesting to an overlap lane.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "config.h"
+#include "record.h"
+#include "sink.h"
+
+namespace mspti_trace {
+
+class Timeline {
+public:
+    Timeline(const Config &config, uint32_t pid, Sink &sink);
+    // A record the filters kept; records come in start order.
+    void add(const Record &r);
+    // Writes the window's slices and the counters, then has the sink put them on disk.
+    void end_window(const Stats &stats, uint64_t now, bool final);
+    uint64_t unmatched_ranges() const { return unmatched_; }
+    // A MEMORY record the filters left out: it still changes the memory in use.
+    void note_memory(const Record &r) { memory_in_use_[r.u.memory.deviceId] += memory_delta(r); }
+    void seed_memory(const std::map<uint32_t, int64_t> &in_use) { memory_in_use_ = in_use; }
+    static int64_t memory_delta(const Record &r) {
+        int64_t bytes = static_cast<int64_t>(r.u.memory.bytes);
+        return r.u.memory.memoryOperationType == MSPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION ? bytes : -bytes;
+    }
+
+private:
+    struct Lane {
+        uint32_t track;
+        uint64_t max_start = 0;
+        std::vector<uint64_t> ends;  // ends of the slices still open at max_start, outermost first
+        std::vector<std::pair<uint64_t, uint64_t>> placed;  // (start, end) of recent slices, by start
+        size_t placed_head = 0;                             // entries before it are forgotten
+        std::vector<uint32_t> window;  // this window's slices (indices into Base::window), in (start, -end) order
+    };
+    struct Base {
+        uint32_t track;
+        std::vector<Slice> window;
+        std::vector<Lane> lanes;     // lanes[0] is the track itself
+    };
+    struct OpenRange {
+        Record start;
+        uint32_t track;
+    };
+
+    uint32_t new_track(Track::Kind kind, uint32_t parent, std::string name, uint64_t tid = 0, bool bytes = false);
+    uint32_t thread_track(uint32_t pid, uint32_t tid);
+    uint32_t device_track(uint32_t device);
+    uint32_t stream_track(uint32_t device, uint32_t stream);
+    uint32_t comm_track(const char *comm);
+    uint32_t memory_track(uint32_t device);
+    uint32_t marker_track(const msptiActivityMarker &m);
+    Slice slice(uint32_t track, const Record &r, const char *name, const char *category);
+    void put(const Slice &s);
+    void add_marker(const Record &r);
+    void place(Base &base, uint32_t index);
+    static bool fits_late(const Lane &lane, const Slice &s);
+    void emit(Base &base, Lane &lane);
+    const char *keep_string(std::string s);
+    uint64_t flow_id(uint64_t correlationId) const;
+
+    const Config &config_;
+    uint32_t pid_;
+    Sink &sink_;
+    uint32_t next_index_ = 1;
+    std::vector<Track> tracks_;  // by index - 1
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> threads_, streams_;
+    std::map<uint32_t, uint32_t> devices_, memory_;
+    std::map<std::string, uint32_t> comms_;
+    std::unordered_map<uint32_t, Base> bases_;  // by track index
+    std::unordered_map<uint64_t, OpenRange> open_ranges_;   // key: id << 1 | device
+    std::unordered_map<uint64_t, uint64_t> early_ends_;     // an end seen before its start
+    std::map<uint32_t, int64_t> memory_in_use_;
+    std::deque<std::string> strings_;
+    std::vector<uint32_t> order_;
+    std::vector<uint64_t> stack_;
+    uint32_t dropped_track_ = 0;
+    uint64_t last_dropped_ = 0;
+    uint64_t unmatched_ = 0;
+};
+
+}  // namespace mspti_trace

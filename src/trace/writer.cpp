@@ -1,0 +1,228 @@
+#include "writer.h"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include "json_sink.h"
+#include "mspti/mspti.h"
+#include "pftrace_sink.h"
+#include "sqlite_sink.h"
+
+namespace mspti_trace {
+
+namespace {
+
+uint64_t now_epoch_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+timespec deadline_in(int ms) {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += static_cast<long>(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec += 1;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+constexpr size_t kMaxPending = 1u << 20;  // records held back for the capture range, at most
+
+}  // namespace
+
+Writer::Writer(const Config &config) : config_(config), pid_(static_cast<uint32_t>(getpid())), filter_(config) {
+    sem_init(&wake_, 0, 0);
+    sem_init(&done_, 0, 0);
+}
+
+void Writer::start() {
+    // The writer never takes SIGTERM: the handler waits for it.
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    thread_ = std::thread([this] { run(); });
+    pthread_setname_np(thread_.native_handle(), "mspti-trace");
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    started_ = true;
+}
+
+void Writer::on_request(uint8_t **buffer, size_t *size, size_t *maxNumRecords) {
+    *maxNumRecords = 0;
+    uint8_t *b = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(queue_mutex_);
+        if (!free_.empty()) {
+            b = free_.back();
+            free_.pop_back();
+        } else if (allocated_ < config_.max_buffers && !finished_.load(std::memory_order_relaxed)) {
+            ++allocated_;
+        } else {
+            *buffer = nullptr;  // declined: msPTI counts the records as dropped
+            *size = 0;
+            return;
+        }
+    }
+    if (b == nullptr) {
+        b = static_cast<uint8_t *>(std::aligned_alloc(8, kBufferBytes));
+        if (b == nullptr) {
+            std::lock_guard<std::mutex> lock(queue_mutex_);
+            --allocated_;
+        }
+    }
+    *buffer = b;
+    *size = b != nullptr ? kBufferBytes : 0;
+}
+
+void Writer::on_complete(uint8_t *buffer, size_t, size_t validSize) {
+    if (buffer == nullptr) return;
+    std::lock_guard<std::mutex> lock(queue_mutex_);
+    if (finished_.load(std::memory_order_relaxed)) {
+        free_.push_back(buffer);  // after the end: the file is closed
+        return;
+    }
+    full_.emplace_back(buffer, validSize);
+}
+
+void Writer::finish(int timeout_ms) {
+    if (!started_) return;
+    if (!finished_.load()) {
+        finishing_ = true;
+        sem_post(&wake_);
+        wait_finished(timeout_ms);
+    }
+    if (thread_.joinable()) {
+        if (finished_.load()) thread_.join();  // it has returned from run(), or is about to
+        else thread_.detach();                 // stuck (in msPTI?): the process is ending anyway
+    }
+}
+
+void Writer::finish_from_signal() {
+    if (!started_ || finished_.load()) return;
+    signalled_ = true;
+    finishing_ = true;
+    sem_post(&wake_);
+}
+
+void Writer::wait_finished(int timeout_ms) {
+    if (!started_) return;
+    timespec until = deadline_in(timeout_ms);
+    while (!finished_.load()) {
+        if (sem_timedwait(&done_, &until) == 0) {
+            sem_post(&done_);  // for any other waiter
+            break;
+        }
+        if (errno != EINTR) break;  // timed out: give up waiting, the file keeps what it has
+    }
+}
+
+bool Writer::ensure_sink() {
+    if (sink_ != nullptr) return true;
+    if (sink_failed_) return false;
+    switch (config_.format) {
+    case Format::kPftrace: sink_ = std::make_unique<PftraceSink>(pid_); break;
+    case Format::kJson: sink_ = std::make_unique<JsonSink>(config_, pid_, false); break;
+    case Format::kJsonGz: sink_ = std::make_unique<JsonSink>(config_, pid_, true); break;
+    case Format::kSqlite: sink_ = std::make_unique<SqliteSink>(config_, pid_); break;
+    }
+    std::string error;
+    if (!sink_->open(config_.file_path(pid_), error)) {
+        std::fprintf(stderr, "mspti-trace: %s; nothing is written for pid %u\n", error.c_str(), pid_);
+        sink_.reset();
+        sink_failed_ = true;
+        return false;
+    }
+    timeline_ = std::make_unique<Timeline>(config_, pid_, *sink_);
+    timeline_->seed_memory(memory_before_);
+    return true;
+}
+
+void Writer::window(bool final) {
+    std::vector<std::pair<uint8_t *, size_t>> full;
+    {
+        std::lock_guard<std::mutex> lock(queue_mutex_);
+        full.swap(full_);
+    }
+    for (auto &[buffer, valid] : full) {
+        msptiActivity *rec = nullptr;
+        while (msptiActivityGetNextRecord(buffer, valid, &rec) == MSPTI_SUCCESS && rec != nullptr) {
+            Record r;
+            if (r.assign(rec, seq_++)) pending_.push_back(r);
+        }
+    }
+    {
+        std::lock_guard<std::mutex> lock(queue_mutex_);
+        for (auto &entry : full) free_.push_back(entry.first);
+    }
+    // With a capture range, hold records back two periods: its markers may come late.
+    uint64_t watermark = UINT64_MAX;
+    if (!final && !config_.capture_range.empty() && pending_.size() < kMaxPending)
+        watermark = now_epoch_ns() - 2ull * config_.flush_ms * 1000000ull;
+    ready_.clear();
+    if (watermark == UINT64_MAX) {
+        ready_.swap(pending_);
+    } else {
+        auto ready_end = std::partition(pending_.begin(), pending_.end(),
+                                        [watermark](const Record &r) { return r.end < watermark; });
+        ready_.assign(pending_.begin(), ready_end);
+        pending_.erase(pending_.begin(), ready_end);
+    }
+    // Sorted through small keys: a Record is 120 bytes.
+    order_.resize(ready_.size());
+    for (size_t i = 0; i < ready_.size(); ++i) {
+        const Record &r = ready_[i];
+        order_[i] = SortKey{r.start, (r.kind() == MSPTI_ACTIVITY_KIND_MARKER ? 0 : 1ull << 63) | r.seq,
+                            static_cast<uint32_t>(i)};
+    }
+    std::sort(order_.begin(), order_.end());
+    for (const SortKey &k : order_) {
+        const Record &r = ready_[k.index];
+        if (filter_.keep(r)) {
+            if (ensure_sink()) timeline_->add(r);
+        } else if (r.kind() == MSPTI_ACTIVITY_KIND_MEMORY) {
+            // Memory in use counts every allocation, kept or not.
+            if (timeline_ != nullptr) timeline_->note_memory(r);
+            else memory_before_[r.u.memory.deviceId] += Timeline::memory_delta(r);
+        }
+    }
+    if (timeline_ == nullptr) return;
+    Stats stats;
+    for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+        stats.kinds[k] = {};
+        if (k != 0) msptiExtActivityGetStats(static_cast<msptiActivityKind>(k), &stats.kinds[k]);
+    }
+    stats.filtered = filter_.filtered();
+    timeline_->end_window(stats, now_epoch_ns(), final);
+}
+
+void Writer::run() {
+    for (;;) {
+        timespec until = deadline_in(static_cast<int>(config_.flush_ms));
+        while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {
+        }
+        if (finishing_.load()) {
+            if (signalled_.load()) msptiActivityFlushAll(1);  // the handler's thread cannot
+            window(true);
+            if (sink_ != nullptr) sink_->close();
+            {
+                std::lock_guard<std::mutex> lock(queue_mutex_);
+                finished_ = true;
+            }
+            sem_post(&done_);
+            return;
+        }
+        window(false);
+    }
+}
+
+}  // namespace mspti_trace

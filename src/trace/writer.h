@@ -1,0 +1,76 @@
+// The writer: hands msPTI its buffers (a bounded pool), takes completed ones in the buffer
+// callback (a short queue lock, no I/O) and, on its own thread, decodes, filters and writes one
+// window every flush period. Application threads never write and never wait for it, except in
+// finish() at exit, on SIGTERM and when the program brings its own msPTI client.
+#pragma once
+
+#include <semaphore.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "config.h"
+#include "filter.h"
+#include "record.h"
+#include "sink.h"
+#include "timeline.h"
+
+namespace mspti_trace {
+
+class Writer {
+public:
+    // Bounded memory: at most config.max_buffers buffers of kBufferBytes are out at once; when
+    // all are, the request is declined and msPTI counts the records as dropped.
+    static constexpr size_t kBufferBytes = 1u << 20;
+
+    explicit Writer(const Config &config);
+    ~Writer() = delete;  // lives until the process ends: callbacks may come during exit
+
+    void start();
+    void on_request(uint8_t **buffer, size_t *size, size_t *maxNumRecords);
+    void on_complete(uint8_t *buffer, size_t size, size_t validSize);
+    // Writes everything delivered so far and closes the file; waits at most timeout_ms.
+    // The caller has called msptiActivityFlushAll(1) first. Idempotent.
+    void finish(int timeout_ms);
+    // From a signal handler: the writer flushes msPTI itself, then finishes. Async-signal-safe.
+    void finish_from_signal();
+    // After finish_from_signal(): waits for the writer (bounded). Async-signal-safe in practice.
+    void wait_finished(int timeout_ms);
+
+private:
+    void run();
+    void window(bool final);
+    bool ensure_sink();
+
+    const Config &config_;
+    uint32_t pid_;
+    std::mutex queue_mutex_;  // guards free_, full_, allocated_
+    std::vector<uint8_t *> free_;
+    std::vector<std::pair<uint8_t *, size_t>> full_;
+    size_t allocated_ = 0;
+    sem_t wake_{}, done_{};
+    std::atomic<bool> finishing_{false}, signalled_{false}, finished_{false}, started_{false};
+    std::thread thread_;
+    // Writer-thread state. Records are processed in start order, markers first on ties (so that
+    // a capture range opens before what it encloses), then in arrival order.
+    struct SortKey {
+        uint64_t start, tie;
+        uint32_t index;
+        bool operator<(const SortKey &o) const { return start != o.start ? start < o.start : tie < o.tie; }
+    };
+    std::vector<Record> pending_, ready_;
+    std::vector<SortKey> order_;
+    uint64_t seq_ = 0;
+    Filter filter_;
+    std::unique_ptr<Sink> sink_;
+    std::unique_ptr<Timeline> timeline_;
+    bool sink_failed_ = false;
+    std::map<uint32_t, int64_t> memory_before_;  // device memory in use before the file existed
+};
+
+}  // namespace mspti_trace

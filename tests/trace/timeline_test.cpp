@@ -1,0 +1,192 @@
+// The timeline's track layout and nesting rules (docs/trace.md, "Nesting and order"), with a sink
+// that records what it is given and replays it the way Perfetto does.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "sink.h"
+#include "timeline.h"
+
+namespace mspti_trace {
+namespace {
+
+struct Event {
+    enum Type { kBegin, kEnd, kInstant, kCounter } type;
+    uint32_t track;
+    uint64_t ts;
+    std::string name;
+    size_t order;
+};
+
+class RecordingSink : public Sink {
+public:
+    bool open(const std::string &, std::string &) override { return true; }
+    void track(const Track &t) override { tracks[t.index] = t; }
+    void begin(const Slice &s) override { events.push_back({Event::kBegin, s.track, s.start, s.name, events.size()}); }
+    void end(uint32_t track, uint64_t ts) override { events.push_back({Event::kEnd, track, ts, "", events.size()}); }
+    void instant(const Slice &s) override { events.push_back({Event::kInstant, s.track, s.start, s.name, events.size()}); }
+    void counter(uint32_t track, const char *, uint64_t ts, int64_t v) override {
+        events.push_back({Event::kCounter, track, ts, std::to_string(v), events.size()});
+    }
+    void stats(const Stats &, uint64_t, bool) override {}
+    void flush() override {}
+    void close() override {}
+
+    // Pairs BEGIN/END per track after a stable sort by timestamp; returns "name@start-end" per
+    // track, or an error.
+    std::map<uint32_t, std::vector<std::string>> replay(std::string &error) const {
+        std::map<uint32_t, std::vector<Event>> per;
+        for (const Event &e : events)
+            if (e.type == Event::kBegin || e.type == Event::kEnd) per[e.track].push_back(e);
+        std::map<uint32_t, std::vector<std::string>> out;
+        for (auto &[track, evs] : per) {
+            std::stable_sort(evs.begin(), evs.end(), [](const Event &a, const Event &b) { return a.ts < b.ts; });
+            std::vector<Event> stack;
+            for (const Event &e : evs) {
+                if (e.type == Event::kBegin) {
+                    stack.push_back(e);
+                    continue;
+                }
+                if (stack.empty()) {
+                    error = "END without BEGIN on track " + std::to_string(track);
+                    return out;
+                }
+                out[track].push_back(stack.back().name + "@" + std::to_string(stack.back().ts) + "-" + std::to_string(e.ts));
+                stack.pop_back();
+            }
+            if (!stack.empty()) error = "BEGIN without END on track " + std::to_string(track);
+        }
+        return out;
+    }
+
+    std::map<uint32_t, Track> tracks;
+    std::vector<Event> events;
+};
+
+Record api(const char *name, uint32_t tid, uint64_t start, uint64_t end, uint64_t seq) {
+    msptiActivityApi a{};
+    a.kind = MSPTI_ACTIVITY_KIND_API;
+    a.start = start;
+    a.end = end;
+    a.pt.processId = 1;
+    a.pt.threadId = tid;
+    a.correlationId = seq + 1;
+    a.name = name;
+    Record r;
+    r.assign(reinterpret_cast<const msptiActivity *>(&a), seq);
+    return r;
+}
+
+Record kernel(const char *name, uint32_t stream, uint64_t start, uint64_t end, uint64_t seq) {
+    msptiActivityKernel k{};
+    k.kind = MSPTI_ACTIVITY_KIND_KERNEL;
+    k.start = start;
+    k.end = end;
+    k.ds.deviceId = 0;
+    k.ds.streamId = stream;
+    k.correlationId = seq + 1;
+    k.type = "KERNEL_AIVEC";
+    k.name = name;
+    Record r;
+    r.assign(reinterpret_cast<const msptiActivity *>(&k), seq);
+    return r;
+}
+
+Record marker(msptiActivityFlag flag, uint64_t id, uint64_t ts, const char *name, uint64_t seq) {
+    msptiActivityMarker m{};
+    m.kind = MSPTI_ACTIVITY_KIND_MARKER;
+    m.flag = flag;
+    m.sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
+    m.timestamp = ts;
+    m.id = id;
+    m.objectId.pt.processId = 1;
+    m.objectId.pt.threadId = 7;
+    m.name = name;
+    m.domain = "default";
+    Record r;
+    r.assign(reinterpret_cast<const msptiActivity *>(&m), seq);
+    return r;
+}
+
+class TimelineTest : public ::testing::Test {
+protected:
+    Config config;
+    RecordingSink sink;
+    Stats stats{};
+    Timeline timeline{config, 1, sink};
+
+    void window(std::initializer_list<Record> records, bool final = false) {
+        for (const Record &r : records) timeline.add(r);
+        timeline.end_window(stats, 0, final);
+    }
+    uint32_t track_named(const std::string &name) const {
+        for (const auto &[index, t] : sink.tracks)
+            if (t.name == name) return index;
+        return 0;
+    }
+};
+
+TEST_F(TimelineTest, ParentArrivingAfterItsChildrenStaysOnTheThreadTrack) {
+    // A call stack: children end (and arrive) first; the parent comes in the next window.
+    window({api("child1", 7, 110, 120, 0), api("child2", 7, 130, 140, 1)});
+    window({api("parent", 7, 100, 200, 2), api("next", 7, 210, 220, 3)}, true);
+    std::string error;
+    auto slices = sink.replay(error);
+    ASSERT_EQ(error, "");
+    ASSERT_EQ(slices.size(), 1u);  // no lane was needed
+    EXPECT_EQ(slices.begin()->second,
+              (std::vector<std::string>{"child1@110-120", "child2@130-140", "parent@100-200", "next@210-220"}));
+}
+
+TEST_F(TimelineTest, SlicesThatOverlapWithoutNestingGoToALane) {
+    window({kernel("a", 3, 100, 200, 0), kernel("b", 3, 150, 250, 1), kernel("c", 3, 260, 270, 2)}, true);
+    std::string error;
+    auto slices = sink.replay(error);
+    ASSERT_EQ(error, "");
+    uint32_t stream = track_named("stream 3"), lane = track_named("stream 3 \xC2\xB7 lane 2");
+    ASSERT_NE(lane, 0u);
+    EXPECT_EQ(sink.tracks[lane].parent, sink.tracks[stream].parent);  // a sibling under the device
+    EXPECT_EQ(slices[stream], (std::vector<std::string>{"a@100-200", "c@260-270"}));
+    EXPECT_EQ(slices[lane], (std::vector<std::string>{"b@150-250"}));
+}
+
+TEST_F(TimelineTest, LateSliceOverlappingAnEarlierOneWithoutNestingGoesToALane) {
+    window({api("x", 7, 100, 150, 0), api("y", 7, 300, 310, 1)});
+    window({api("late", 7, 120, 200, 2)}, true);  // starts inside x, ends after it
+    std::string error;
+    auto slices = sink.replay(error);
+    ASSERT_EQ(error, "");
+    EXPECT_NE(track_named("trace_workload 7 \xC2\xB7 lane 2") + track_named("thread 7 \xC2\xB7 lane 2"), 0u);
+}
+
+TEST_F(TimelineTest, RangesPairAcrossWindowsAndEnclosePriorSlices) {
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 5, 100, "step", 0), api("call", 7, 110, 120, 1)});
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_END, 5, 300, "", 2)}, true);
+    std::string error;
+    auto slices = sink.replay(error);
+    ASSERT_EQ(error, "");
+    ASSERT_EQ(slices.size(), 1u);
+    EXPECT_EQ(slices.begin()->second, (std::vector<std::string>{"call@110-120", "step@100-300"}));
+}
+
+TEST_F(TimelineTest, EndBeforeStartIsPairedAndUnendedRangesBecomeInstants) {
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_END, 9, 300, "", 0)});
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 9, 100, "early", 1),
+            marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 10, 400, "open", 2)},
+           true);
+    std::string error;
+    auto slices = sink.replay(error);
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(slices.begin()->second, (std::vector<std::string>{"early@100-300"}));
+    bool instant = std::any_of(sink.events.begin(), sink.events.end(),
+                               [](const Event &e) { return e.type == Event::kInstant && e.name == "open (no end)"; });
+    EXPECT_TRUE(instant);
+    EXPECT_EQ(timeline.unmatched_ranges(), 1u);
+}
+
+}  // namespace
+}  // namespace mspti_trace
