@@ -1,7 +1,8 @@
 // Every interposed entry point has the runtime's exact C signature (as far as the ABI sees it):
 // libmspti carries its own copy of the declarations, so this keeps the two from drifting apart.
 // The list compared is itself checked against what libmspti.so exports, so an entry point added
-// to the interposer without a line in interposed_functions.def fails here too.
+// to the interposer without a line in interposed_functions.def fails here too (before, both maps
+// came from that list alone and a missing line went unnoticed).
 #include <elf.h>
 #include <gtest/gtest.h>
 
@@ -43,12 +44,14 @@ std::set<std::string> exported_runtime_functions(const char *path) {
 
 }  // namespace
 
-TEST(InterposedAbi, TheListIsEveryEntryPointLibmsptiExports) {
+// The list also holds the runtime functions libmspti only calls (looked up with dlsym, e.g.
+// HcclGetCommName); what matters is that no exported one is missing from it.
+TEST(InterposedAbi, TheListHoldsEveryEntryPointLibmsptiExports) {
     std::set<std::string> listed;
     for (const auto &entry : our_signatures()) listed.insert(entry.first);
     const std::set<std::string> exported = exported_runtime_functions(MSPTI_LIBRARY_PATH);
-    ASSERT_FALSE(exported.empty()) << "no acl*/Hccl* functions read from " << MSPTI_LIBRARY_PATH;
-    EXPECT_EQ(listed, exported);
+    ASSERT_GE(exported.size(), 40u) << "acl*/Hccl* functions read from " << MSPTI_LIBRARY_PATH;
+    for (const std::string &name : exported) EXPECT_EQ(listed.count(name), 1u) << name << " is not in the list";
 }
 
 TEST(InterposedAbi, SignaturesMatchTheRuntimeHeaders) {
