@@ -1,7 +1,8 @@
 # mspti_add_sample(<name> [LIBS ...]): builds samples/<name>/main.cpp against our headers, the
 # virtual NPU and libmspti, and adds the CTest sample_<name>, which runs it under
 # LD_PRELOAD=libmspti.so and checks its output against samples/<name>/expected.txt
-# (lines "<count><TAB><regex>": exactly <count> output lines must match <regex>).
+# (lines "<count><TAB><regex>": exactly <count> output lines must match <regex>; also "ordered",
+# "distinct" and "same" lines, described in common/check_output.cmake), and its exit status.
 find_package(Threads REQUIRED)
 
 function(mspti_add_sample name)

@@ -33,6 +33,7 @@ protected:
         for (int k = MSPTI_ACTIVITY_KIND_MARKER; k < MSPTI_ACTIVITY_KIND_COUNT; ++k)
             msptiActivityDisable(static_cast<msptiActivityKind>(k));
         aclrtDestroyStream(stream_);
+        EXPECT_EQ(Collector::instance().unknown(), 0u) << "records of a kind without a size";
     }
     void enable(std::initializer_list<msptiActivityKind> kinds) {
         for (auto k : kinds) ASSERT_EQ(msptiActivityEnable(k), MSPTI_SUCCESS) << k;

@@ -70,7 +70,7 @@ TEST(MonitorLifecycle, StopFromAnotherThreadWhileRecordsStream) {
               MsptiResult::MSPTI_SUCCESS);
     {
         MarkProducer producer;
-        c.wait_marks(1000);  // streaming: records are being delivered
+        ASSERT_TRUE(c.wait_marks(1000));  // streaming: records are being delivered
         ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
         stopped.store(true);
         size_t at_stop = c.marks().size();
@@ -196,15 +196,18 @@ TEST(MonitorLifecycle, TenThousandStartStopCyclesDoNotGrowThreadsOrMemory) {
     };
     for (int i = 0; i < 200; ++i) cycle();  // warm up: allocator, libmspti's worker, string table
     const int threads = ThreadCount();
-    const long rss = RssKiB();
+    // Two halves of one run: what the first half still grows (allocator arenas settling on a
+    // loaded machine) is not counted; a leak grows the second half as much as the first.
+    long rss = 0;
     for (int i = 0; i < 10000; ++i) {
+        if (i == 5000) rss = RssKiB();
         cycle();
         if (HasFatalFailure()) return;
     }
     EXPECT_EQ(ThreadCount(), threads);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     // (Sanitizers keep freed memory in quarantine: RSS says nothing there; LeakSanitizer checks leaks.)
-    EXPECT_LT(RssKiB() - rss, 2048) << "RSS grew from " << rss << " KiB";
+    EXPECT_LT(RssKiB() - rss, 1024) << "RSS grew from " << rss << " KiB over 5000 cycles";
 #else
     (void)rss;
 #endif

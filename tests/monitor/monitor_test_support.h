@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -70,10 +71,13 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         return ranges_;
     }
-    /** Blocks until at least `n` marks arrived (no timeout: ctest's TIMEOUT bounds a hang). */
-    void wait_marks(size_t n) {
+    /**
+     * Waits until at least `n` marks arrived, at most `limit` (a bound against a hang, far above
+     * any delivery time, even under sanitizers). @return whether they arrived.
+     */
+    [[nodiscard]] bool wait_marks(size_t n, std::chrono::seconds limit = std::chrono::seconds(60)) {
         std::unique_lock<std::mutex> lock(mutex_);
-        cv_.wait(lock, [&] { return marks_.size() >= n; });
+        return cv_.wait_for(lock, limit, [&] { return marks_.size() >= n; });
     }
 
 private:

@@ -1,5 +1,7 @@
 // Monitor settings as msPTI's Python package has them: start() on a running monitor switches its
 // callback; flush_period delivers during a run; stats() carries the records dropped of its kind.
+#include <algorithm>
+#include <mutex>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -92,7 +94,7 @@ TEST(MonitorSettings, FlushPeriodDeliversPartlyFilledBuffersDuringTheRun) {
     ASSERT_EQ(mspti::Monitor::flush_period(20), MsptiResult::MSPTI_SUCCESS);
     ASSERT_EQ(m.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
     mstxMarkA("during_the_run", nullptr);
-    c.wait_marks(1);  // a few records in an 8 MB buffer: only the period delivers them before stop()
+    ASSERT_TRUE(c.wait_marks(1));  // a few records in an 8 MB buffer: only the period delivers them before stop()
     EXPECT_TRUE(m.is_running());
     EXPECT_EQ(Names(c.marks()), std::vector<std::string>{"during_the_run"});
     m.stop();
@@ -161,4 +163,41 @@ TYPED_TEST(GeneratedMonitorSettings, StartSwitchesAndANullCallbackChangesNothing
     EXPECT_EQ(TypeParam::flush_all(), MsptiResult::MSPTI_SUCCESS);
     EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
     EXPECT_FALSE(TypeParam::any_running());
+}
+
+// set_buffer_size is not a no-op: a full buffer holds size / record-size records, so doubling the
+// size doubles the records per buffer and halves the number of buffers.
+TEST(MonitorSettings, BufferSizeSetsTheRecordsPerBuffer) {
+    struct Batches : mspti::BatchCallback {
+        std::mutex mutex;
+        std::vector<size_t> sizes;
+        void on_batch(const mspti::RecordBatch &b) override {
+            std::lock_guard<std::mutex> lock(mutex);
+            sizes.push_back(b.count);
+        }
+    };
+    const size_t record = msptiExtRecordSize(MSPTI_ACTIVITY_KIND_MARKER);
+    size_t most[3] = {};
+    size_t buffers[3] = {};
+    for (int64_t mb : {1, 2}) {
+        ASSERT_EQ(mspti::Monitor::set_buffer_size(mb), MsptiResult::MSPTI_SUCCESS);
+        Batches batches;
+        mspti::MstxMonitor m;
+        ASSERT_EQ(m.start_batch(&batches), MsptiResult::MSPTI_SUCCESS);
+        const size_t n = 4 * ((static_cast<size_t>(2) << 20) / record);  // 8 buffers of 1 MB, 4 of 2 MB
+        for (size_t i = 0; i < n; ++i) mstxMarkA("fill", nullptr);
+        ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+        size_t total = 0;
+        for (size_t s : batches.sizes) total += s;
+        EXPECT_EQ(total + m.stats().dropped, n) << mb << " MB";
+        most[mb] = *std::max_element(batches.sizes.begin(), batches.sizes.end());
+        buffers[mb] = batches.sizes.size();
+        EXPECT_LE(most[mb], (static_cast<size_t>(mb) << 20) / record) << mb << " MB";
+    }
+    ASSERT_EQ(mspti::Monitor::set_buffer_size(8), MsptiResult::MSPTI_SUCCESS);  // the default again
+    // The largest batch is a full buffer: twice as many records in a buffer twice the size.
+    EXPECT_GT(most[1], (static_cast<size_t>(1) << 20) / record / 2);
+    EXPECT_GE(most[2], 2 * most[1]) << most[1] << " records per 1 MB buffer";  // 2 MB / 56 may hold one more
+    EXPECT_LE(most[2], 2 * most[1] + 1) << most[1] << " records per 1 MB buffer";
+    EXPECT_GT(buffers[1], buffers[2]) << buffers[1] << " buffers of 1 MB, " << buffers[2] << " of 2 MB";
 }

@@ -9,6 +9,7 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_add.h"
+#include "hccl/hccl.h"
 #include "monitor_test_support.h"
 
 using namespace monitor_test;
@@ -179,9 +180,24 @@ TEST_F(VnpuMonitor, RangeOnAStreamGivesAHostAndADeviceRange) {
 }
 
 TEST_F(VnpuMonitor, HcclMonitorStartsWhenInterposing) {
+    std::vector<mspti::HcclData> seen;  // written on the delivery thread, read after stop()
     mspti::HcclMonitor h;
-    EXPECT_EQ(h.start([](const mspti::HcclData &) {}), MsptiResult::MSPTI_SUCCESS) << mspti::last_error_message();
+    EXPECT_EQ(h.start([&](const mspti::HcclData &d) { seen.push_back(d); }), MsptiResult::MSPTI_SUCCESS)
+        << mspti::last_error_message();
     EXPECT_TRUE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_HCCL));
+    // A one-rank all-reduce: its record reaches the callback (every collective, on two ranks, is in
+    // collective_monitor_test).
+    int32_t device = 0;
+    HcclComm comm = nullptr;
+    ASSERT_EQ(HcclCommInitAll(1, &device, &comm), HCCL_SUCCESS);
+    ASSERT_EQ(HcclAllReduce(a_, c_, 64, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream_), HCCL_SUCCESS);
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
     EXPECT_EQ(h.stop(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
     EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_HCCL));
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].name, "HcclAllReduce");
+    EXPECT_EQ(seen[0].device_id, 0);
+    EXPECT_EQ(seen[0].stream_id, stream_id_);
+    EXPECT_GT(seen[0].bandwidth, 0.0);
 }

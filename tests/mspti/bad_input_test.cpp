@@ -86,6 +86,13 @@ TEST(BadInput, ExtensionsCheckArguments) {
     EXPECT_STREQ(msptiExtResultString(static_cast<msptiResult>(12345)), "MSPTI_ERROR_UNKNOWN");
     uint32_t major = 9, minor = 9, patch = 9;
     EXPECT_EQ(msptiExtGetVersion(&major, &minor, &patch), MSPTI_SUCCESS);
-    EXPECT_EQ(std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch),
-              msptiExtGetVersionString());
+    // Against the header the client compiled with, not the library's own view of itself.
+    EXPECT_EQ(major, static_cast<uint32_t>(MSPTI_EXT_VERSION_MAJOR));
+    EXPECT_EQ(minor, static_cast<uint32_t>(MSPTI_EXT_VERSION_MINOR));
+    EXPECT_EQ(patch, static_cast<uint32_t>(MSPTI_EXT_VERSION_PATCH));
+    const std::string header_version = std::to_string(MSPTI_EXT_VERSION_MAJOR) + "." +
+                                       std::to_string(MSPTI_EXT_VERSION_MINOR) + "." +
+                                       std::to_string(MSPTI_EXT_VERSION_PATCH);
+    EXPECT_EQ(header_version, msptiExtGetVersionString());
+    EXPECT_EQ(msptiExtGetVersion(nullptr, nullptr, nullptr), MSPTI_SUCCESS);
 }

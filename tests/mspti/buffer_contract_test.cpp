@@ -1,5 +1,6 @@
 // Buffers the client hands us that cannot hold records still come back through the complete
 // callback (the client owns them), and their records are counted as dropped.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -26,10 +27,11 @@ struct Client {
     uint64_t records = 0;
 };
 Client g_client;
+size_t g_max_records = 0;  // what the request callback reports as maxNumRecords
 
 void Request(uint8_t **buffer, size_t *size, size_t *max_records) {
     std::lock_guard<std::mutex> lock(g_client.mutex);
-    *max_records = 0;
+    *max_records = g_max_records;
     if (!g_client.bad_given) {
         g_client.bad_given = true;
         *buffer = g_client.bad;
@@ -88,4 +90,37 @@ TEST(BufferContract, AMisalignedBufferIsHandedBackEmpty) {
     g_client.bad = reinterpret_cast<uint8_t *>(storage) + 4;
     g_client.bad_size = kGoodSize;
     ExpectBadBufferHandedBackEmpty();
+}
+
+// One record is 56 bytes: a 16-byte buffer cannot hold any, so it comes back empty and what it
+// was asked for is dropped (counted), not written past its end.
+TEST(BufferContract, ABufferSmallerThanARecordIsHandedBackEmpty) {
+    alignas(8) static uint8_t storage[16];
+    g_client.bad = storage;
+    g_client.bad_size = sizeof(storage);
+    ExpectBadBufferHandedBackEmpty();
+    msptiExtActivityStats s{};
+    ASSERT_EQ(msptiExtActivityGetStats(MSPTI_ACTIVITY_KIND_MARKER, &s), MSPTI_SUCCESS);
+    EXPECT_GE(s.dropped, 1u);
+}
+
+// maxNumRecords is accepted and ignored, as in msPTI: a buffer is filled by its size alone, so a
+// client that sets it loses nothing and gets more records per buffer than it named.
+TEST(BufferContract, ANonZeroMaxNumRecordsIsIgnored) {
+    g_max_records = 3;
+    g_client.bad_given = true;  // good buffers only
+    msptiActivityRegisterCallbacks(&Request, &Complete);
+    msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);
+    for (int i = 0; i < 50; ++i) mstxMarkA("capped?", nullptr);
+    msptiActivityFlushAll(1);
+    msptiExtActivityStats s{};
+    ASSERT_EQ(msptiExtActivityGetStats(MSPTI_ACTIVITY_KIND_MARKER, &s), MSPTI_SUCCESS);
+    EXPECT_EQ(s.produced, 50u);
+    EXPECT_EQ(s.delivered, 50u);
+    EXPECT_EQ(s.dropped, 0u);
+    std::lock_guard<std::mutex> lock(g_client.mutex);
+    EXPECT_EQ(g_client.records, 50u);
+    size_t most = 0;
+    for (auto &[buffer, valid] : g_client.completed) most = std::max(most, valid / msptiExtRecordSize(MSPTI_ACTIVITY_KIND_MARKER));
+    EXPECT_GT(most, g_max_records);
 }

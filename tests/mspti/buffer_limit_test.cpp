@@ -38,10 +38,11 @@ struct Client {
         gate_closed = false;
         cv.notify_all();
     }
-    // Blocks until `n` buffers are out (the engine is at its limit when n is the limit).
-    void wait_out(int64_t n) {
+    // Waits until `n` buffers are out (the engine is at its limit when n is the limit); bounded
+    // against a hang, far above any delivery time. Returns whether they are.
+    [[nodiscard]] bool wait_out(int64_t n) {
         std::unique_lock<std::mutex> lock(mutex);
-        cv.wait(lock, [&] { return out.load() >= n; });
+        return cv.wait_for(lock, std::chrono::seconds(60), [&] { return out.load() >= n; });
     }
 };
 Client g_client;
@@ -170,7 +171,9 @@ TEST(BufferLimit, UnderTheLosslessPolicyProducersWaitAndNothingIsDropped) {
     Start();
     g_client.close_gate();
     std::thread producers([] { Produce(32, 2000); });
-    g_client.wait_out(4);  // the engine is at its limit: producers are about to wait
+    // The engine is at its limit: producers are about to wait. (Not ASSERT: the gate must open
+    // and the producers be joined whatever happens.)
+    EXPECT_TRUE(g_client.wait_out(4)) << "never at the limit";
     EXPECT_EQ(g_client.max_out.load(), 4);
     g_client.open_gate();
     producers.join();

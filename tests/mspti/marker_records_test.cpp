@@ -52,8 +52,10 @@ TEST_F(MarkerRecords, MarksAndRangesGiveMsptisSixHostRecords) {
         EXPECT_EQ(r.sourceKind, MSPTI_ACTIVITY_SOURCE_KIND_HOST);
         EXPECT_EQ(r.objectId.pt.processId, static_cast<uint32_t>(getpid()));
         EXPECT_EQ(r.objectId.pt.threadId, static_cast<uint32_t>(syscall(SYS_gettid)));
-        EXPECT_GE(r.timestamp, before - 1000000);  // same epoch clock (1 ms calibration slack)
-        EXPECT_LE(r.timestamp, after + 1000000);
+        // Same epoch clock; 50 ms for a calibration preempted on a loaded machine (another unit or
+        // epoch would be off by far more).
+        EXPECT_GE(r.timestamp, before - 50000000);
+        EXPECT_LE(r.timestamp, after + 50000000);
     }
     EXPECT_EQ(ids, (std::vector<uint64_t>{first, first + 1, first + 2, first + 2, first + 3, first + 3}));
     EXPECT_EQ(flags, (std::vector<uint64_t>{8, 1, 16, 32, 2, 4}));

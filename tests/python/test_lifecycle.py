@@ -23,16 +23,21 @@ def test_10000_start_stop_cycles_do_not_grow_memory_or_threads():
         m.start(seen.append)
         mstx.mark("w")
         m.stop()
-    rss, threads = _rss_kb(), threading.active_count()
+    threads = threading.active_count()
     tasks = len(os.listdir("/proc/self/task"))
+    # Two halves of one run: what the first half still grows (pools settling on a loaded machine)
+    # is not counted; a leak grows the second half as much as the first.
+    rss = 0
     for i in range(10000):
+        if i == 5000:
+            rss = _rss_kb()
         assert m.start(seen.append) == MsptiResult.MSPTI_SUCCESS
         if i % 100 == 0:
             mstx.mark("c")
         assert m.stop() == MsptiResult.MSPTI_SUCCESS
     assert threading.active_count() == threads
     assert len(os.listdir("/proc/self/task")) <= tasks
-    assert _rss_kb() - rss < 4096, f"RSS grew from {rss} kB to {_rss_kb()} kB"
+    assert _rss_kb() - rss < 2048, f"RSS grew from {rss} kB to {_rss_kb()} kB over 5000 cycles"
     assert len(seen) == 500 + 100
 
 

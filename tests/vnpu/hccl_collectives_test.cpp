@@ -1,5 +1,7 @@
 // In-process HCCL (HcclCommInitAll, one thread per device): every collective and send/recv against a
 // reference computed here, and argument checks.
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -11,6 +13,19 @@ using vnpu_test::DeviceBuffer;
 
 namespace {
 
+void rankMain(uint32_t r, HcclComm comm, const std::function<void(uint32_t, HcclComm, aclrtStream)> &body) {
+    ASSERT_EQ(aclrtSetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
+    aclrtStream stream = nullptr;
+    ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+    body(r, comm, stream);
+    EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+    HcclResult async = HCCL_E_INTERNAL;
+    EXPECT_EQ(HcclGetCommAsyncError(comm, &async), HCCL_SUCCESS);
+    EXPECT_EQ(async, HCCL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
+}
+
 /// One communicator over devices 0..n-1; body(rank, comm, stream) runs on one thread per device.
 void runRanks(uint32_t n, const std::function<void(uint32_t, HcclComm, aclrtStream)> &body) {
     std::vector<int32_t> devices(n);
@@ -20,16 +35,13 @@ void runRanks(uint32_t n, const std::function<void(uint32_t, HcclComm, aclrtStre
     std::vector<std::thread> threads;
     for (uint32_t r = 0; r < n; ++r) {
         threads.emplace_back([&, r] {
-            ASSERT_EQ(aclrtSetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
-            aclrtStream stream = nullptr;
-            ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
-            body(r, comms[r], stream);
-            EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
-            HcclResult async = HCCL_E_INTERNAL;
-            EXPECT_EQ(HcclGetCommAsyncError(comms[r], &async), HCCL_SUCCESS);
-            EXPECT_EQ(async, HCCL_SUCCESS);
-            EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
-            EXPECT_EQ(aclrtResetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
+            rankMain(r, comms[r], body);
+            // The other ranks may be blocked in a collective this one never reaches: a fatal
+            // failure ends the whole test process now (gtest has printed it) instead of at the timeout.
+            if (::testing::Test::HasFatalFailure()) {
+                std::fprintf(stderr, "rank %u failed: ending every rank\n", r);
+                std::_Exit(1);
+            }
         });
     }
     for (auto &t : threads) t.join();

@@ -1,5 +1,7 @@
 // The profiler contract of include/vnpu/vnpu_profiler.h, checked with a recording profiler.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -251,12 +253,20 @@ TEST_F(ProfilerTest, EachRankReportsItsCollective) {
     std::vector<std::thread> threads;
     for (uint32_t r = 0; r < 2; ++r) {
         threads.emplace_back([&, r] {
-            ASSERT_EQ(aclrtSetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
-            DeviceBuffer buf(std::vector<float>(16, 1.0f));
-            ASSERT_EQ(HcclAllReduce(buf.get(), buf.get(), 16, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[r], nullptr),
-                      HCCL_SUCCESS);
-            ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
-            EXPECT_EQ(aclrtResetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
+            [&] {
+                ASSERT_EQ(aclrtSetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
+                DeviceBuffer buf(std::vector<float>(16, 1.0f));
+                ASSERT_EQ(HcclAllReduce(buf.get(), buf.get(), 16, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[r],
+                                        nullptr),
+                          HCCL_SUCCESS);
+                ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+                EXPECT_EQ(aclrtResetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
+            }();
+            // The other rank may wait in the all-reduce for this one: end both at once.
+            if (::testing::Test::HasFatalFailure()) {
+                std::fprintf(stderr, "rank %u failed: ending every rank\n", r);
+                std::_Exit(1);
+            }
         });
     }
     for (auto &t : threads) t.join();

@@ -2,7 +2,7 @@ package org.mspti;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.util.ArrayList;
+import java.lang.ref.WeakReference;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -134,6 +134,13 @@ class CallbackBehaviourTest {
         AtomicReference<MsptiResult> stopped = new AtomicReference<>();
         Thread stopper = new Thread(() -> stopped.set(monitor.stop()));
         stopper.start();
+        // stop() marks the monitor stopped first, then waits for the callback: make sure it is
+        // waiting (not yet called, or already past) before the callback is let go.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (monitor.isRunning() && System.nanoTime() < deadline) Thread.onSpinWait();
+        assertFalse(monitor.isRunning(), "stop() did not begin within 30 s");
+        assertTrue(stopper.isAlive(), "stop() returned while a callback was still running");
+        assertNull(stopped.get());
         release.countDown();
         stopper.join(30000);
         flusher.join(30000);
@@ -144,26 +151,41 @@ class CallbackBehaviourTest {
 
     static final AtomicInteger ANONYMOUS_CALLS = new AtomicInteger();
 
-    @Test
-    void anAnonymousCallbackSurvivesGarbageCollection() throws Exception {
-        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(new MarkCallback() {
+    /** Starts the monitor with a callback that nothing but the monitor references. */
+    private WeakReference<MarkCallback> startWithAnonymousCallback() {
+        MarkCallback callback = new MarkCallback() {
             @Override
             public void onRecord(MarkerData data) {
                 ANONYMOUS_CALLS.incrementAndGet();
             }
-        }, null));
-        List<byte[]> garbage = new ArrayList<>();
-        for (int round = 0; round < 5; round++) {
-            for (int i = 0; i < 200; i++) garbage.add(new byte[64 * 1024]);
-            garbage.clear();
+        };
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(callback, null));
+        return new WeakReference<>(callback);
+    }
+
+    /** Full collections until ref is cleared (System.gc() is a request, so ask a bounded number of times). */
+    private static boolean collectedWithin(WeakReference<?> ref, int attempts) {
+        for (int i = 0; i < attempts && ref.get() != null; i++) {
+            byte[][] garbage = new byte[64][];
+            for (int k = 0; k < garbage.length; k++) garbage[k] = new byte[64 * 1024];
             System.gc();
-            System.runFinalization();
         }
+        return ref.get() == null;
+    }
+
+    @Test
+    void anAnonymousCallbackSurvivesGarbageCollection() throws Exception {
+        WeakReference<MarkCallback> ref = startWithAnonymousCallback();
+        // However many collections run, the monitor keeps the callback reachable while it runs.
+        assertFalse(collectedWithin(ref, 5));
         for (int i = 0; i < 1000; i++) Mstx.mark("gc");
         MstxMonitor.flushAll();
         assertEquals(1000, ANONYMOUS_CALLS.get());
         assertEquals(0, monitor.stats().getCallbackErrors());
+        assertNotNull(ref.get());
         monitor.stop();
+        // After stop() nothing holds it any more: it is collected (not leaked by a JNI global reference).
+        assertTrue(collectedWithin(ref, 50), "the callback is still reachable after stop()");
     }
 
     @Test

@@ -39,7 +39,13 @@ class VnpuTest {
         assertEquals(3, s.device());
         assertNotEquals(0, s.nativeHandle());
         s.synchronize();
-        assertEquals(Stream.defaultStream(3).handle(), Stream.defaultStream(3).handle());
+        // The default stream is one per device: stable across calls, not a new stream, not another device's.
+        long default3 = Stream.defaultStream(3).handle();
+        assertNotEquals(0, default3);
+        assertEquals(default3, Stream.defaultStream(3).handle());
+        assertEquals(3, Stream.defaultStream(3).device());
+        assertNotEquals(s.handle(), default3);
+        assertNotEquals(Stream.defaultStream(0).handle(), default3);
         Vnpu.setDevice(0);
     }
 
