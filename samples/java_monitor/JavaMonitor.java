@@ -37,6 +37,7 @@ public final class JavaMonitor {
                 stream.synchronize();
                 System.out.println("result: " + java.util.Arrays.toString(y.toHost()));
             }
+            stream.synchronize();  // the range's device-side end runs on the stream: let it before stop()
             Mstx.Domain io = Mstx.domain("java_sample");
             io.mark("domain mark");
             check(mstxMonitor.disableDomain("java_sample"));
