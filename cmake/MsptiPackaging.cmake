@@ -3,14 +3,14 @@ set(CPACK_PACKAGE_NAME mspti)
 set(CPACK_PACKAGE_VENDOR "mspti")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "msPTI-compatible profiling tools interface, C++/Python/Java monitors, virtual NPU")
-set(CPACK_PACKAGE_DESCRIPTION
-    "libmspti.so (the msPTI C ABI, binary-compatible with Ascend's msPTI), libmspti_monitor.so (C++ Monitor API), "
-    "the Python packages mspti, vnpu and mspti_trace, mspti.jar (Java bindings), and a CPU-backed virtual NPU "
-    "(libvnpu.so, under /usr/lib/mspti/vnpu laid out like a CANN toolkit).")
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+  "libmspti.so (the msPTI C ABI, binary-compatible with Ascend's msPTI), libmspti_monitor.so (C++ Monitor API), "
+  "the Python packages mspti, vnpu and mspti_trace, mspti.jar (Java bindings), and a CPU-backed virtual NPU "
+  "(libvnpu.so; its CANN-style tree is /usr/lib/mspti/vnpu).")
 set(CPACK_PACKAGE_CONTACT "mspti maintainers <mspti@localhost>")
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-set(CPACK_STRIP_FILES OFF)
+set(CPACK_STRIP_FILES ON)  # debug information stays in the build tree
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # mspti_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)

@@ -108,7 +108,12 @@ out="$(cd "$tmp" && "$tmp/venv/bin/python" "$source_dir/samples/python_mstx_moni
 echo "$out" | grep -q "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" || fail "python sample from the wheel: $out"
 
 step "deb: cpack -G DEB"
-(cd "$build" && cpack -G DEB -B "$tmp/deb" >/dev/null) || fail "cpack -G DEB"
+# What `cpack -G DEB` in the build directory does, minus its first step (a `preinstall` build of
+# every target: a test does not rebuild the tree): the install under /usr, staged, then packed.
+DESTDIR="$tmp/deb_stage" cmake --install "$build" --prefix /usr >/dev/null
+(cd "$build" && cpack -G DEB -B "$tmp/deb" -D CPACK_INSTALL_CMAKE_PROJECTS= \
+   -D "CPACK_INSTALLED_DIRECTORIES=$tmp/deb_stage/usr;usr" >"$tmp/cpack.log" 2>&1) \
+  || { cat "$tmp/cpack.log" >&2; fail "cpack -G DEB"; }
 deb="$(echo "$tmp"/deb/mspti_*.deb)"
 dpkg-deb -I "$deb" | grep -E '^ (Package|Version|Depends):'
 dpkg-deb -c "$deb" | awk '{print $6}' > "$tmp/deb.files"
