@@ -62,6 +62,14 @@ cmake --build "$tmp/consumer_cpp" >/dev/null
 check_output "$source_dir/samples/cpp_monitor/expected.txt" "$tmp/consumer_cpp/cpp_monitor"
 
 step "Python: import from the prefix"
+# The prefix's Python directory is where Debian's python3 looks for /usr/local (posix_local) and /usr.
+rel="${pydir#"$prefix"/}"
+"$python" -c "
+import sys, sysconfig
+local = sysconfig.get_paths('posix_local')['purelib']
+assert local == '/usr/local/$rel', (local, '$rel')
+assert local in sys.path and '/usr/$rel' in sys.path, sys.path
+" || fail "$rel is not where Debian's python3 looks"
 (cd "$tmp" && PYTHONPATH="$pydir" "$python" -c "
 import mspti, vnpu, mspti_trace, sys
 for m in (mspti, vnpu, mspti_trace):
@@ -86,8 +94,11 @@ java -cp "$prefix/share/java/mspti.jar:$tmp/java_classes" JavaMonitor | grep -q 
   || fail "java sample from <prefix>/share/java"
 mkdir "$tmp/jar_alone"
 cp "$prefix/share/java/mspti.jar" "$tmp/jar_alone/"
-java -cp "$tmp/jar_alone/mspti.jar:$tmp/java_classes" JavaMonitor | grep -q '^kernel records: 3, mstx records: 4$' \
-  || fail "java sample with the jar alone (libraries extracted from it)"
+out="$(java -Xlog:library=info -cp "$tmp/jar_alone/mspti.jar:$tmp/java_classes" JavaMonitor)" || fail "java sample, jar alone"
+echo "$out" | grep -q '^kernel records: 3, mstx records: 4$' || fail "java sample with the jar alone: $out"
+for lib in libmspti.so.0 libmspti_monitor.so.0 libmspti_java.so libvnpu.so libvnpu_java.so; do
+  echo "$out" | grep -q "Loaded library .*/mspti-native[0-9]*/$lib," || fail "$lib was not loaded from the jar: $out"
+done
 unzip -l "$prefix/share/java/mspti.jar" | grep -q 'org/mspti/native/linux-.*/libmspti_java.so' || fail "no JNI library in the jar"
 
 step "wheel: built offline, installed into a fresh venv"
