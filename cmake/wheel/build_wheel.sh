@@ -28,6 +28,10 @@ cp -L "$tmp/stage/lib/libmspti_monitor.so.0" "$libs/"
 for lib in libvnpu.so libvnpu_hccl_mpi.so libmspti_trace.so; do
   if [ -e "$tmp/stage/lib/$lib" ]; then cp -L "$tmp/stage/lib/$lib" "$libs/"; fi
 done
+# Debug information stays in the build tree.
+if command -v strip >/dev/null; then
+  find "$src" -name '*.so*' -type f -exec strip --strip-debug {} +
+fi
 cat > "$src/mspti/_paths.py" <<'PY'
 """Written by build_wheel.sh: the wheel keeps its native libraries in mspti/_libs."""
 import os
