@@ -4,27 +4,32 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Loads the JNI libraries of the bindings ({@code libmspti_java.so}, {@code libvnpu_java.so})
  * without {@code java.library.path}. Looked for, in this order:
  * <ol>
- *   <li>the directory in the system property {@code mspti.library.dir} (or the environment
- *       variable {@code MSPTI_LIBRARY_DIR});</li>
+ *   <li>the directory in the system property {@code mspti.library.dir}, else the one in the
+ *       environment variable {@code MSPTI_LIBRARY_DIR};</li>
  *   <li>next to {@code mspti.jar}, then in {@code ../lib} and {@code ../../lib} from it (the build
  *       tree keeps the jar in {@code build/java} and the libraries in {@code build/lib}; an install
  *       puts the jar in {@code <prefix>/share/java} and the libraries in {@code <prefix>/lib});</li>
- *   <li>inside the jar, under {@code /org/mspti/native/linux-x86_64/} (extracted to a temporary
- *       directory with the libraries listed in its {@code libraries.txt}, loaded in that order);</li>
+ *   <li>inside the jar, under {@code /org/mspti/native/linux-<arch>/}: its {@code libraries.txt}
+ *       has one line per JNI library, {@code libX_java.so: dep1 dep2 ...}. On first use every
+ *       listed file is extracted to a private temporary directory (owner-only, deleted at exit);
+ *       each JNI library is loaded with {@link System#load} after its dependencies, in the listed
+ *       order, so that the dynamic linker finds them by their sonames already loaded;</li>
  *   <li>{@code System.loadLibrary} ({@code java.library.path}).</li>
  * </ol>
- * The JNI libraries find libmspti.so, libmspti_monitor.so and libvnpu.so through their RPATH
- * ({@code $ORIGIN}) or the usual dynamic linker search.
+ * Outside the jar, the JNI libraries find libmspti.so, libmspti_monitor.so and libvnpu.so through
+ * their RPATH ({@code $ORIGIN}) or the usual dynamic linker search.
  */
 public final class NativeLoader {
     private static final List<String> LOADED = new ArrayList<>();
@@ -80,33 +85,62 @@ public final class NativeLoader {
         return dirs;
     }
 
+    /** The jar's resource folder of native libraries for this machine. */
+    private static String nativeResourceDir() {
+        String arch = System.getProperty("os.arch", "");
+        if (arch.equals("amd64") || arch.equals("x86_64")) arch = "x86_64";
+        return "/org/mspti/native/linux-" + arch + "/";
+    }
+
     private static Path extracted;
+    private static final Map<String, List<String>> DEPENDENCIES = new LinkedHashMap<>();
+
+    /** Extracts the jar's native libraries once; false when the jar carries none. */
+    private static boolean extractFromJar() throws IOException {
+        if (extracted != null) return true;
+        String base = nativeResourceDir();
+        String list;
+        try (InputStream in = NativeLoader.class.getResourceAsStream(base + "libraries.txt")) {
+            if (in == null) return false;
+            list = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Path dir = Files.createTempDirectory("mspti-native");  // rwx------ on POSIX file systems
+        dir.toFile().deleteOnExit();
+        for (String line : list.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon < 0) continue;
+            String lib = line.substring(0, colon).trim();
+            List<String> deps = new ArrayList<>();
+            for (String dep : line.substring(colon + 1).trim().split("\\s+")) {
+                if (!dep.isEmpty()) deps.add(dep);
+            }
+            DEPENDENCIES.put(lib, deps);
+            List<String> files = new ArrayList<>(deps);
+            files.add(lib);
+            for (String file : files) {
+                Path target = dir.resolve(file);
+                if (Files.exists(target)) continue;
+                try (InputStream in = NativeLoader.class.getResourceAsStream(base + file)) {
+                    if (in == null) throw new IOException("mspti.jar lists " + file + " but does not carry it");
+                    Files.copy(in, target);
+                }
+                target.toFile().deleteOnExit();  // deleted before the directory (reverse order)
+            }
+        }
+        extracted = dir;
+        return true;
+    }
 
     private static boolean loadFromJar(String file) {
-        String base = "/org/mspti/native/linux-x86_64/";
-        try (InputStream list = NativeLoader.class.getResourceAsStream(base + "libraries.txt")) {
-            if (list == null) return false;
-            if (extracted == null) {
-                Path dir = Files.createTempDirectory("mspti-native");
-                dir.toFile().deleteOnExit();
-                for (String lib : new String(list.readAllBytes(), "UTF-8").split("\\s+")) {
-                    if (lib.isEmpty()) continue;
-                    try (InputStream in = NativeLoader.class.getResourceAsStream(base + lib)) {
-                        if (in == null) continue;
-                        Path target = dir.resolve(lib);
-                        Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-                        target.toFile().deleteOnExit();
-                        if (!lib.contains("_java.")) System.load(target.toString());  // dependencies first
-                    }
-                }
-                extracted = dir;
-            }
-            Path lib = extracted.resolve(file);
-            if (!Files.isRegularFile(lib)) return false;
-            System.load(lib.toString());
-            return true;
+        try {
+            if (!extractFromJar()) return false;
         } catch (IOException e) {
-            return false;
+            throw new UnsatisfiedLinkError("mspti: extracting the native libraries of mspti.jar failed: " + e);
         }
+        List<String> deps = DEPENDENCIES.get(file);
+        if (deps == null) return false;
+        for (String dep : deps) System.load(extracted.resolve(dep).toString());  // a no-op once loaded
+        System.load(extracted.resolve(file).toString());
+        return true;
     }
 }

@@ -1,0 +1,26 @@
+"""Packs mspti, vnpu and mspti_trace, with the extension modules and the native libraries
+(mspti/_libs) that build_wheel.sh staged next to this file, into one platform wheel."""
+import os
+
+from setuptools import find_packages, setup
+from setuptools.dist import Distribution
+
+
+class BinaryDistribution(Distribution):
+    """The packages carry compiled code: a cpXY-cpXY-linux_<arch> wheel, not a pure one."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(
+    name="mspti",
+    version=os.environ.get("MSPTI_VERSION", "0.0.0"),
+    description="msPTI-compatible profiling: Monitor API, mstx markers, virtual NPU, mspti-trace",
+    packages=find_packages(),
+    package_data={"mspti": ["*.so", "_libs/*"], "vnpu": ["*.so"]},
+    install_requires=["numpy"],
+    python_requires=">=3.8",
+    distclass=BinaryDistribution,
+    zip_safe=False,
+)

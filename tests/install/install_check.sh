@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Installs a built tree, moves the prefix (it must be relocatable), and builds and runs consumers
+# out of tree against it: C through pkg-config, C++ through find_package(mspti), Python by import
+# from the prefix, Java with -cp mspti.jar only (next to its libraries, then alone: the libraries
+# inside the jar). Then the wheel in a fresh venv, and the .deb's metadata and file list.
+#     tests/install/install_check.sh <build dir>
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+source_dir="$(cd "$here/../.." && pwd)"
+build="$(cd "$1" && pwd)"
+python=/usr/bin/python3
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+# No path into the build tree may help: the consumers see only the prefix.
+unset LD_LIBRARY_PATH LD_PRELOAD PYTHONPATH MSPTI_LIB_DIR VNPU_LIB_DIR MSPTI_LIBRARY_DIR ASCEND_HOME_PATH CMAKE_PREFIX_PATH
+
+check_output() {  # <expected.txt> <command...>
+  local expected="$1"; shift
+  cmake -DSAMPLE="$*" -DENV= -DEXPECTED="$expected" -P "$source_dir/samples/common/check_output.cmake" \
+    >"$tmp/sample.log" 2>&1 || { cat "$tmp/sample.log" >&2; fail "$* (expected: $expected)"; }
+}
+
+step "install, then move the prefix"
+cmake --install "$build" --prefix "$tmp/first" >/dev/null
+mv "$tmp/first" "$tmp/prefix"
+prefix="$tmp/prefix"
+pydir="$(echo "$prefix"/lib/python3*/dist-packages)"
+[ -d "$pydir" ] || fail "no lib/python3.X/dist-packages in the prefix"
+for f in lib/libmspti.so lib/libmspti_monitor.so lib/cmake/mspti/msptiConfig.cmake lib/cmake/mspti/msptiConfigVersion.cmake \
+         lib/cmake/mspti/msptiTargets.cmake lib/pkgconfig/mspti.pc lib/pkgconfig/mspti-monitor.pc include/mspti/mspti.h \
+         include/mspti/monitor.h include/mspti/monitor_records.h include/mstx/ms_tools_ext.h \
+         lib/mspti/vnpu/set_env.sh lib/mspti/vnpu/include/acl/acl.h lib/mspti/vnpu/include/securec.h \
+         lib/mspti/vnpu/lib64/libascendcl.so share/java/mspti.jar; do
+  [ -e "$prefix/$f" ] || fail "$f is not installed"
+done
+# The CANN stand-in headers must not shadow a real CANN from <prefix>/include.
+for f in acl aclnn aclnnop hccl toolchain vnpu securec.h securectype.h; do
+  [ ! -e "$prefix/include/$f" ] || fail "include/$f is installed into <prefix>/include"
+done
+for f in libc_sec.so libascendalog.so libascendcl.so; do
+  [ ! -e "$prefix/lib/$f" ] || fail "lib/$f is installed into <prefix>/lib"
+done
+# Runpaths: relative only.
+for f in "$prefix"/lib/*.so "$pydir"/*/*.so; do
+  if readelf -d "$f" | grep -E 'R(UN)?PATH' | grep -q "$build"; then fail "$f has a runpath into the build tree"; fi
+done
+
+step "C consumer through pkg-config"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+cc -std=c99 -o "$tmp/c_activity" "$source_dir/samples/c_activity/c_activity.c" $(pkg-config --cflags --libs mspti) \
+   -Wl,-rpath,"$(pkg-config --variable=libdir mspti)"
+check_output "$source_dir/samples/c_activity/expected.txt" "$tmp/c_activity"
+[ "$(pkg-config --modversion mspti-monitor)" = "$(pkg-config --modversion mspti)" ] || fail "pc versions differ"
+pkg-config --libs mspti-monitor | grep -q -- '-lmspti_monitor' || fail "mspti-monitor.pc: no -lmspti_monitor"
+
+step "C++ consumer through find_package(mspti)"
+cmake -S "$here/consumer_cpp" -B "$tmp/consumer_cpp" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DSAMPLE_SOURCE="$source_dir/samples/cpp_monitor/cpp_monitor.cpp" >/dev/null
+cmake --build "$tmp/consumer_cpp" >/dev/null
+check_output "$source_dir/samples/cpp_monitor/expected.txt" "$tmp/consumer_cpp/cpp_monitor"
+
+step "Python: import from the prefix"
+# The prefix's Python directory is where Debian's python3 looks for /usr/local (posix_local) and /usr.
+rel="${pydir#"$prefix"/}"
+"$python" -c "
+import sys, sysconfig
+local = sysconfig.get_paths('posix_local')['purelib']
+assert local == '/usr/local/$rel', (local, '$rel')
+assert local in sys.path and '/usr/$rel' in sys.path, sys.path
+" || fail "$rel is not where Debian's python3 looks"
+(cd "$tmp" && PYTHONPATH="$pydir" "$python" -c "
+import mspti, vnpu, mspti_trace, sys
+for m in (mspti, vnpu, mspti_trace):
+    assert m.__file__.startswith('$prefix/'), m.__file__
+maps = open('/proc/self/maps').read()
+assert '$prefix/lib/libmspti.so' in maps and '$prefix/lib/libvnpu.so' in maps, 'libraries not from the prefix'
+assert '$build' not in maps, 'something was loaded from the build tree'
+print('python ok')
+")
+out="$(cd "$tmp" && PYTHONPATH="$pydir" "$python" "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py")" \
+  || fail "python sample failed"
+echo "$out" | grep -q "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" || fail "python sample: no HOST range: $out"
+# The launcher finds its package and libraries relative to itself.
+"$prefix/bin/mspti-trace" --help >/dev/null || fail "mspti-trace --help"
+# Sourcing set_env.sh makes the prefix a CANN toolkit for CANN-style builds.
+(source "$prefix/lib/mspti/vnpu/set_env.sh" && [ "$ASCEND_HOME_PATH" = "$prefix/lib/mspti/vnpu" ] \
+  && [ -e "$ASCEND_HOME_PATH/python/site-packages/vnpu/__init__.py" ]) || fail "set_env.sh"
+
+step "Java: -cp mspti.jar only"
+javac -d "$tmp/java_classes" -cp "$prefix/share/java/mspti.jar" "$source_dir/samples/java_monitor/JavaMonitor.java"
+java -cp "$prefix/share/java/mspti.jar:$tmp/java_classes" JavaMonitor | grep -q '^kernel records: 3, mstx records: [0-9]*$' \
+  || fail "java sample from <prefix>/share/java"
+mkdir "$tmp/jar_alone"
+cp "$prefix/share/java/mspti.jar" "$tmp/jar_alone/"
+out="$(java -Xlog:library=info -cp "$tmp/jar_alone/mspti.jar:$tmp/java_classes" JavaMonitor)" || fail "java sample, jar alone"
+echo "$out" | grep -q '^kernel records: 3, mstx records: [0-9]*$' || fail "java sample with the jar alone: $out"
+for lib in libmspti.so.0 libmspti_monitor.so.0 libmspti_java.so libvnpu.so libvnpu_java.so; do
+  echo "$out" | grep -q "Loaded library .*/mspti-native[0-9]*/$lib," || fail "$lib was not loaded from the jar: $out"
+done
+unzip -l "$prefix/share/java/mspti.jar" | grep -q 'org/mspti/native/linux-.*/libmspti_java.so' || fail "no JNI library in the jar"
+
+step "wheel: built offline, installed into a fresh venv"
+"$source_dir/cmake/wheel/build_wheel.sh" "$build" "$tmp/dist" >/dev/null
+wheel="$(echo "$tmp"/dist/mspti-*.whl)"
+unzip -l "$wheel" | grep -q 'mspti/_libs/libmspti.so$' || fail "the wheel carries no libmspti.so"
+"$python" -m venv --system-site-packages "$tmp/venv"  # numpy from the system
+"$tmp/venv/bin/python" -m pip install -q --no-index "$wheel"
+(cd "$tmp" && "$tmp/venv/bin/python" -c "
+import mspti, vnpu, mspti_trace
+assert mspti.__file__.startswith('$tmp/venv/'), mspti.__file__
+maps = open('/proc/self/maps').read()
+assert '$tmp/venv/' in maps and '$build' not in maps and '$prefix' not in maps
+print('wheel ok')
+")
+out="$(cd "$tmp" && "$tmp/venv/bin/python" "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py")" \
+  || fail "python sample from the wheel failed"
+echo "$out" | grep -q "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" || fail "python sample from the wheel: $out"
+
+step "deb: cpack -G DEB"
+# What `cpack -G DEB` in the build directory does, minus its first step (a `preinstall` build of
+# every target: a test does not rebuild the tree): the install under /usr, staged, then packed.
+DESTDIR="$tmp/deb_stage" cmake --install "$build" --prefix /usr >/dev/null
+(cd "$build" && cpack -G DEB -B "$tmp/deb" -D CPACK_INSTALL_CMAKE_PROJECTS= \
+   -D "CPACK_INSTALLED_DIRECTORIES=$tmp/deb_stage/usr;usr" >"$tmp/cpack.log" 2>&1) \
+  || { cat "$tmp/cpack.log" >&2; fail "cpack -G DEB"; }
+deb="$(echo "$tmp"/deb/mspti_*.deb)"
+dpkg-deb -I "$deb" | grep -E '^ (Package|Version|Depends):'
+dpkg-deb -c "$deb" | awk '{print $6}' > "$tmp/deb.files"
+for f in ./usr/lib/libmspti.so.0 ./usr/lib/libmspti_monitor.so.0 ./usr/lib/cmake/mspti/msptiConfig.cmake \
+         ./usr/lib/pkgconfig/mspti.pc ./usr/include/mspti/mspti.h ./usr/share/java/mspti.jar \
+         ./usr/lib/mspti/vnpu/include/acl/acl.h ./usr/bin/mspti-trace; do
+  grep -qx "$f" "$tmp/deb.files" || fail "the .deb lacks $f"
+done
+grep -q '^./usr/lib/python3[.0-9]*/dist-packages/mspti/_native' "$tmp/deb.files" || fail "the .deb lacks mspti._native"
+! grep -q '^./usr/include/acl/' "$tmp/deb.files" || fail "the .deb puts acl/ into /usr/include"
+dpkg-deb -f "$deb" Depends | grep -q 'libc6' || fail "the .deb has no shared-library dependencies"
+echo "install check passed"
