@@ -210,6 +210,7 @@ inline jint e(E v) { return static_cast<jint>(v); }
 }  // namespace mspti_java
 
 #include "java_schema_records.h"  // to_java() of each record
+#include "java_record_decoder.h"   // per-record callbacks: records built in Java
 
 namespace mspti_java {
 
@@ -256,6 +257,10 @@ public:
 
     void on_thread_end() override {
         if (attached_) {
+            JNIEnv *env = nullptr;
+            if (types().vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK) {
+                RecordDecoder::release_thread(env);
+            }
             attached_ = false;
             types().vm->DetachCurrentThread();
         }
@@ -312,6 +317,7 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
         t.record_ctors[i] = env->GetMethodID(t.records[i], "<init>", kJavaRecordClasses[i][1]);
         if (t.record_ctors[i] == nullptr) return -1;
     }
+    if (!RecordDecoder::on_load(env)) return -1;
     if (!cache_class(env, "org/mspti/CallbackErrors", &t.errors)) return -1;
     t.report = env->GetStaticMethodID(t.errors, "report", "(Ljava/lang/Object;Ljava/lang/Throwable;)V");
     if (t.report == nullptr) return -1;

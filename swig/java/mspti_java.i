@@ -64,6 +64,19 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %typemap(out) CTYPE %{ $result = mspti_java::to_java(jenv, $1); %}
 %typemap(javaout) CTYPE { return $jnicall; }
 %enddef
+/* Records of the per-record callbacks: the upcall passes the thread's RecordDecoder, which builds
+ * the record in Java (java_record_decoder.h). */
+%typemap(directorin, descriptor="Lorg/mspti/RecordDecoder;") jrecorddecoder ""  /* the upcall's parameter */
+%define MSPTI_JAVA_RECORD(CTYPE, JTYPE, DECODE)
+MSPTI_JAVA_VALUE(CTYPE, JTYPE)
+%typemap(jni) const CTYPE & "jrecorddecoder"
+%typemap(jtype) const CTYPE & "RecordDecoder"
+%typemap(javadirectorin) const CTYPE & "$jniinput.DECODE()"
+/* descriptor: the overridden Java method's parameter (JTYPE). */
+%typemap(directorin, descriptor="Lorg/mspti/" #JTYPE ";", noblock=1) const CTYPE & {
+  $input = mspti_java::record_decoder_arg(jenv, $1, swigjobj);
+}
+%enddef
 MSPTI_JAVA_RECORD_VALUES
 MSPTI_JAVA_VALUE(mspti::RecordBatch, RecordBatch)
 MSPTI_JAVA_VALUE(mspti::MonitorStats, MonitorStats)
