@@ -3,9 +3,10 @@
 // - JNI_OnLoad caches the classes and constructors of the Java value classes (the records, generated
 //   from schema/records.py with their conversions, java_schema_*.h; RecordBatch, MonitorStats) and
 //   installs the delivery-thread hooks.
-// - Records reach Java as owned, immutable Java objects built here from the C++ values (valid after
-//   the callback). Strings go through a small per-thread cache of global references: record names
-//   repeat, so most records allocate no String at all.
+// - Records reach Java as owned, immutable Java objects (valid after the callback). Those of the
+//   per-record callbacks are built in Java from the thread's RecordDecoder (java_record_decoder.h);
+//   batches and stats here. Record strings are cached per thread: names repeat, so most records
+//   allocate no String at all.
 // - The delivery thread is attached to the JVM once, as a daemon named "mspti-delivery", and
 //   detached when it ends; a Java shutdown hook waits for that before the VM goes away.
 // - A Java exception escaping a callback is handed to org.mspti.CallbackErrors (class, message,

@@ -4,7 +4,8 @@
  *
  * - Records are immutable Java classes generated from the record schema (schema/records.py), as are
  *   their JNI conversions; batches and stats are hand-written (java/src/main/java/org/mspti). All
- *   are built in JNI from the C++ values (java_glue.h): owned copies, valid after the callback.
+ *   are owned copies, valid after the callback: records built in Java from the slots of the thread's
+ *   RecordDecoder (java_record_decoder.h), batches and stats in JNI (java_glue.h).
  * - Enums are real Java enums with their C values (%javaconst(1) + enums.swg); uint64_t is long.
  * - Names are lowerCamelCase (onRecord, startBatch, flushAll, getDeviceId).
  * - The monitors keep a strong reference to their callbacks while running (the director only holds
