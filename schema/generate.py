@@ -325,7 +325,7 @@ def gen_swig_python():
 def gen_swig_java():
     out = [f"/* {HEADER}\n * Included by swig/java/mspti_java.i, which defines the macros these lists invoke. */\n"]
     out.append("%define MSPTI_JAVA_RECORD_VALUES")
-    out += [f"MSPTI_JAVA_VALUE(mspti::{r.name}, {r.name})" for r in VALUE_RECORDS]
+    out += [f"MSPTI_JAVA_RECORD(mspti::{r.name}, {r.name}, {decode_method(r)})" for r in VALUE_RECORDS]
     out.append("%enddef\n\n%define MSPTI_JAVA_RECORD_CALLBACKS")
     out += [f"MSPTI_JAVA_CALLBACK({r.monitor.callback}, on_record)" for r in SIMPLE]
     out.append("%enddef\n\n%define MSPTI_JAVA_RECORD_MONITORS")
@@ -424,6 +424,101 @@ def gen_java_records():
         args = ", ".join(java_arg(f, "d") for f in r.fields)
         out.append(f"    return env->NewObject(t.records[kJava{r.name}], t.record_ctors[kJava{r.name}], {args});\n}}\n")
     out.append("}  // namespace mspti_java\n")
+    return "\n".join(out)
+
+
+def jni_slots(f):
+    """The 64-bit slots one field takes in a RecordDecoder (one per JNI constructor argument)."""
+    return 4 if base(f) == "object_id" else 1
+
+
+def decode_method(r):
+    return r.name[0].lower() + r.name[1:]
+
+
+def gen_java_encoders():
+    out = [f"// {HEADER}\n// C++ record values -> the slots org.mspti.RecordDecoder builds the record objects from "
+           "(one 64-bit slot per JNI constructor argument; strings as indices into its string table); "
+           "included by java_glue.h.\n#pragma once\n\nnamespace mspti_java {\n"]
+    for r in VALUE_RECORDS:
+        strs = [f for f in r.fields if base(f) == "str"]
+        assert len(strs) <= RECORD_STRINGS, "java_glue.h's RecordDecoder holds 3 strings per record"
+        out.append(f"inline bool encode(JNIEnv *env, RecordDecoder &dec, const mspti::{r.name} &d) {{")
+        out.append("    int64_t *s = dec.slots();")
+        if strs:
+            out.append("    dec.begin_record();")
+        slot, arg = 0, 0
+        for f in r.fields:
+            b = base(f)
+            if b in ("kind", "enum"):
+                out.append(f"    s[{slot}] = static_cast<int64_t>(d.{f.name});")
+            elif b == "f64":
+                out.append(f"    s[{slot}] = f64_bits(d.{f.name});")
+            elif b == "str":
+                out.append(f"    if ((s[{slot}] = dec.string(env, d.{f.name}, {arg})) < 0) return false;")
+                arg += 1
+            elif b == "object_id":
+                for i, x in enumerate(("process_id", "thread_id", "device_id", "stream_id")):
+                    out.append(f"    s[{slot + i}] = static_cast<int64_t>(d.{f.name}.{x});")
+            else:
+                out.append(f"    s[{slot}] = static_cast<int64_t>(d.{f.name});")
+            slot += jni_slots(f)
+        assert slot <= RECORD_SLOTS, "java_glue.h's RecordDecoder holds 16 slots per record"
+        out.append("    return true;\n}\n")
+    out.append("}  // namespace mspti_java\n")
+    return "\n".join(out)
+
+
+RECORD_SLOTS = 16   # java_glue.h RecordDecoder::kSlots
+RECORD_STRINGS = 3  # java_glue.h RecordDecoder::kArgStrings
+
+
+def gen_java_decoder():
+    out = [f"""// {HEADER}
+package org.mspti;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Builds the record objects of the per-record callbacks in Java, from the slots the JNI layer wrote
+ * for the record being delivered (java_glue.h): one 64-bit slot per constructor argument, strings
+ * as indices into a table of the thread's recent strings. One per delivery thread; the director
+ * upcall passes it, so a record costs one JNI upcall and no JNI object construction.
+ */
+final class RecordDecoder {{
+    private final ByteBuffer slots;
+    private final String[] strings;
+
+    RecordDecoder(ByteBuffer slots, String[] strings) {{
+        this.slots = slots.order(ByteOrder.nativeOrder());
+        this.strings = strings;
+    }}
+"""]
+    for r in VALUE_RECORDS:
+        args, slot = [], 0
+        for f in r.fields:
+            b = base(f)
+            if b in ("kind", "enum"):
+                args.append(f"(int) b.getLong({slot * 8})")
+            elif b == "f64":
+                args.append(f"Double.longBitsToDouble(b.getLong({slot * 8}))")
+            elif b == "str":
+                args.append(f"s[(int) b.getLong({slot * 8})]")
+            elif b == "object_id":
+                args += [f"b.getLong({(slot + i) * 8})" for i in range(4)]
+            else:
+                args.append(f"b.getLong({slot * 8})")
+            slot += jni_slots(f)
+        sep = ",\n            "
+        out.append(f"""    /** The {r.name} just written by the JNI layer. */
+    {r.name} {decode_method(r)}() {{
+        ByteBuffer b = slots;
+        String[] s = strings;
+        return new {r.name}({sep.join(args)});
+    }}
+""")
+    out.append("}\n")
     return "\n".join(out)
 
 
@@ -740,12 +835,14 @@ def outputs():
         "swig/py_schema_records.h": gen_py_to_python(),
         "swig/java_schema_ids.h": gen_java_ids(),
         "swig/java_schema_records.h": gen_java_records(),
+        "swig/java_schema_encoders.h": gen_java_encoders(),
         "python/mspti/_enums.py": gen_py_enums(),
         "python/mspti/activity_data.py": gen_py_records(),
         "python/mspti/_layouts.py": gen_py_layouts(),
         "python/mspti/monitor/_kinds.py": gen_py_monitors(),
         "java/org/mspti/Enums.java": gen_java_enums(),
         "java/org/mspti/RecordBatchLayouts.java": gen_java_layouts(),
+        "java/org/mspti/RecordDecoder.java": gen_java_decoder(),
     }
     for r in RECORDS:
         files[f"java/org/mspti/{r.name}.java"] = gen_java_record(r)

@@ -3,9 +3,10 @@
 // - JNI_OnLoad caches the classes and constructors of the Java value classes (the records, generated
 //   from schema/records.py with their conversions, java_schema_*.h; RecordBatch, MonitorStats) and
 //   installs the delivery-thread hooks.
-// - Records reach Java as owned, immutable Java objects built here from the C++ values (valid after
-//   the callback). Strings go through a small per-thread cache of global references: record names
-//   repeat, so most records allocate no String at all.
+// - Records reach Java as owned, immutable Java objects (valid after the callback). Those of the
+//   per-record callbacks are built in Java from the thread's RecordDecoder (java_record_decoder.h);
+//   batches and stats here. Record strings are cached per thread: names repeat, so most records
+//   allocate no String at all.
 // - The delivery thread is attached to the JVM once, as a daemon named "mspti-delivery", and
 //   detached when it ends; a Java shutdown hook waits for that before the VM goes away.
 // - A Java exception escaping a callback is handed to org.mspti.CallbackErrors (class, message,
@@ -210,6 +211,7 @@ inline jint e(E v) { return static_cast<jint>(v); }
 }  // namespace mspti_java
 
 #include "java_schema_records.h"  // to_java() of each record
+#include "java_record_decoder.h"   // per-record callbacks: records built in Java
 
 namespace mspti_java {
 
@@ -256,6 +258,10 @@ public:
 
     void on_thread_end() override {
         if (attached_) {
+            JNIEnv *env = nullptr;
+            if (types().vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK) {
+                RecordDecoder::release_thread(env);
+            }
             attached_ = false;
             types().vm->DetachCurrentThread();
         }
@@ -312,6 +318,7 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
         t.record_ctors[i] = env->GetMethodID(t.records[i], "<init>", kJavaRecordClasses[i][1]);
         if (t.record_ctors[i] == nullptr) return -1;
     }
+    if (!RecordDecoder::on_load(env)) return -1;
     if (!cache_class(env, "org/mspti/CallbackErrors", &t.errors)) return -1;
     t.report = env->GetStaticMethodID(t.errors, "report", "(Ljava/lang/Object;Ljava/lang/Throwable;)V");
     if (t.report == nullptr) return -1;

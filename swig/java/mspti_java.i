@@ -4,7 +4,8 @@
  *
  * - Records are immutable Java classes generated from the record schema (schema/records.py), as are
  *   their JNI conversions; batches and stats are hand-written (java/src/main/java/org/mspti). All
- *   are built in JNI from the C++ values (java_glue.h): owned copies, valid after the callback.
+ *   are owned copies, valid after the callback: records built in Java from the slots of the thread's
+ *   RecordDecoder (java_record_decoder.h), batches and stats in JNI (java_glue.h).
  * - Enums are real Java enums with their C values (%javaconst(1) + enums.swg); uint64_t is long.
  * - Names are lowerCamelCase (onRecord, startBatch, flushAll, getDeviceId).
  * - The monitors keep a strong reference to their callbacks while running (the director only holds
@@ -63,6 +64,19 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 }
 %typemap(out) CTYPE %{ $result = mspti_java::to_java(jenv, $1); %}
 %typemap(javaout) CTYPE { return $jnicall; }
+%enddef
+/* Records of the per-record callbacks: the upcall passes the thread's RecordDecoder, which builds
+ * the record in Java (java_record_decoder.h). */
+%typemap(directorin, descriptor="Lorg/mspti/RecordDecoder;") jrecorddecoder ""  /* the upcall's parameter */
+%define MSPTI_JAVA_RECORD(CTYPE, JTYPE, DECODE)
+MSPTI_JAVA_VALUE(CTYPE, JTYPE)
+%typemap(jni) const CTYPE & "jrecorddecoder"
+%typemap(jtype) const CTYPE & "RecordDecoder"
+%typemap(javadirectorin) const CTYPE & "$jniinput.DECODE()"
+/* descriptor: the overridden Java method's parameter (JTYPE). */
+%typemap(directorin, descriptor="Lorg/mspti/" #JTYPE ";", noblock=1) const CTYPE & {
+  $input = mspti_java::record_decoder_arg(jenv, $1, swigjobj);
+}
 %enddef
 MSPTI_JAVA_RECORD_VALUES
 MSPTI_JAVA_VALUE(mspti::RecordBatch, RecordBatch)

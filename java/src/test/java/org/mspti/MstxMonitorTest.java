@@ -128,6 +128,48 @@ class MstxMonitorTest {
         assertTrue(a.toString().contains("name='m0-"));
     }
 
+    // FNV-1a of the UTF-8 bytes, low 8 bits: the slot of the JNI layer's string table (java_record_decoder.h).
+    private static int tableSlot(String s) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) h = (h ^ (b & 0xff)) * 0x100000001b3L;
+        return (int) (h & 255);
+    }
+
+    @Test
+    void recordStringsSurviveTheStringTable() {
+        // A message in the table slot of its own domain's name, both orders; long strings; evictions.
+        String domainName = "java_table";
+        String clash = null;
+        for (int i = 0; clash == null; i++) {
+            if (tableSlot("c" + i) == tableSlot(domainName)) clash = "c" + i;
+        }
+        String longName = "L".repeat(200) + "\u00e9";  // over the 128 bytes the table caches, under 255
+        monitor.startMarks(marks::add);
+        Mstx.Domain d = Mstx.domain(domainName);
+        List<String> expected = new java.util.ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            d.mark(clash);
+            expected.add(clash + ":" + domainName);
+            d.mark("other" + round);
+            expected.add("other" + round + ":" + domainName);
+            Mstx.mark(longName);
+            expected.add(longName + ":default");
+            d.mark(longName);
+            expected.add(longName + ":" + domainName);
+            for (int i = 0; i < 600; i++) {  // more distinct names than the table holds
+                Mstx.mark("e" + i);
+                expected.add("e" + i + ":default");
+            }
+        }
+        monitor.stop();
+        List<String> got = marks.stream().map(x -> x.getName() + ":" + x.getDomain()).toList();
+        for (int i = 0; i < Math.min(expected.size(), got.size()); i++) {
+            assertEquals(expected.get(i), got.get(i), "record " + i);
+        }
+        assertEquals(expected.size(), got.size());
+        assertEquals(0, monitor.stats().getCallbackErrors());
+    }
+
     @Test
     void batchesMatchPerRecordDelivery() {
         MstxMonitor batchMonitor = new MstxMonitor();
