@@ -89,7 +89,8 @@ def mpirun_command(nnodes, nproc, hosts, command, master_addr, master_port, mpir
     return cmd + command
 
 
-_RANK_EXIT = re.compile(r"^vnpu\.run: rank (\S+) exited with code (\d+)$")
+# Searched, not matched: another rank's output may share the line.
+_RANK_EXIT = re.compile(r"vnpu\.run: rank (\S+) exited with code (\d+)")
 
 
 def run_mpirun(cmd):
@@ -103,7 +104,7 @@ def run_mpirun(cmd):
     for line in proc.stderr:
         sys.stderr.write(line)
         sys.stderr.flush()
-        m = _RANK_EXIT.match(line.rstrip("\n"))
+        m = _RANK_EXIT.search(line)
         if m and failed == 0:
             failed = int(m.group(2))
     code = proc.wait()

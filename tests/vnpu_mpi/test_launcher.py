@@ -2,6 +2,8 @@
 (in threads of this process) and a missing mpirun."""
 import os
 import socket
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -50,6 +52,24 @@ def test_missing_mpirun_is_reported(monkeypatch, capsys):
     assert "needs Open MPI's mpirun" in capsys.readouterr().err
     assert run.main(["--nnodes", "2", "x.py"]) == 127  # before the rendezvous
     assert "needs Open MPI's mpirun" in capsys.readouterr().err
+
+
+def test_job_exit_code_is_the_first_failing_ranks(capsys):
+    # mpirun --enable-recovery exits with 0 whatever its ranks did: the ranks' lines decide.
+    say = "import sys; sys.stderr.write('other output\\nxyz vnpu.run: rank 2 exited with code 5\\n" \
+          "vnpu.run: rank 0 exited with code 7\\n')"
+    assert run.run_mpirun([sys.executable, "-c", say]) == 5
+    assert "rank 0 exited with code 7" in capsys.readouterr().err  # passed on unchanged
+    assert run.run_mpirun([sys.executable, "-c", "pass"]) == 0
+    assert run.run_mpirun([sys.executable, "-c", "raise SystemExit(4)"]) == 4  # mpirun's own failure
+
+
+def test_each_rank_runs_through_the_exit_reporter():
+    cmd = run.rank_command([sys.executable, "-c", "raise SystemExit(6)"])
+    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, OMPI_COMM_WORLD_RANK="3"))
+    assert r.returncode == 6 and r.stderr == "vnpu.run: rank 3 exited with code 6\n"
+    r = subprocess.run(run.rank_command([sys.executable, "-c", "pass"]), capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == ""
 
 
 def _free_port():
