@@ -7,19 +7,28 @@ Starts one process per rank with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE,
 MASTER_PORT and the HCCL root info (VNPU_HCCL_ROOT_INFO) in its environment, waits for all of
 them, and if one fails, terminates the others and exits with the failing rank's code.
 
-Several hosts (``--nnodes`` above 1) go through Open MPI: node 0 starts every rank with mpirun
-on the hosts of ``--hosts`` (one per node, ``--nproc_per_node`` ranks each) and the HCCL
-communicators run on MPI; the other nodes have nothing to start. Extra mpirun options come from
-VNPU_MPIRUN_ARGS (e.g. ``--mca btl_tcp_if_include eth0``).
+Several hosts (``--nnodes`` above 1) go through Open MPI, like torchrun: every node runs
+``python3 -m vnpu.run --nnodes N --node_rank K --master_addr A --master_port P script.py``. Node 0
+listens on A:P, the others connect and give their host name (``--local_addr``, default the host
+name); node 0 then starts every rank with mpirun on those hosts (``--nproc_per_node`` each, node 0's
+first) and the HCCL communicators run on MPI; every node's launcher exits with the job's exit code.
+With ``--hosts`` node 0 skips the rendezvous and the other nodes have nothing to start. Extra mpirun
+options come from VNPU_MPIRUN_ARGS (e.g. ``--mca btl_tcp_if_include eth0``). mpirun runs with
+``--enable-recovery``: a rank that dies does not end the job, so the others' collectives fail with
+HCCL_E_TIMEOUT after HCCL_EXEC_TIMEOUT seconds instead.
 """
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+
+from . import _rendezvous
 
 
 def _parse(argv):
@@ -31,7 +40,12 @@ def _parse(argv):
     parser.add_argument("--master_addr", "--master-addr", default="127.0.0.1", help="address of node 0")
     parser.add_argument("--master_port", "--master-port", type=int, default=29500, help="port on node 0")
     parser.add_argument("--hosts", default=None,
-                        help="with --nnodes above 1: the hosts, comma-separated, node 0 first (mpirun --host)")
+                        help="with --nnodes above 1: the hosts, comma-separated, node 0 first (mpirun --host); "
+                             "without it the nodes meet at master_addr:master_port")
+    parser.add_argument("--local_addr", "--local-addr", default=None,
+                        help="this node's name for mpirun (default: the host name)")
+    parser.add_argument("--rdzv_timeout", "--rdzv-timeout", type=float, default=600.0,
+                        help="seconds the nodes wait for each other (default 600)")
     parser.add_argument("-m", dest="module", action="store_true", help="run the target as a module")
     parser.add_argument("target", help="script (or module with -m)")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the target")
@@ -42,8 +56,8 @@ def _parse(argv):
         parser.error("--node_rank must be in [0, nnodes)")
     if not 1 <= ns.nproc_per_node:
         parser.error("--nproc_per_node must be at least 1")
-    if ns.nnodes > 1:
-        hosts = [h for h in (ns.hosts or "").split(",") if h]
+    if ns.nnodes > 1 and ns.hosts is not None:
+        hosts = [h for h in ns.hosts.split(",") if h]
         if len(hosts) != ns.nnodes:
             parser.error(f"--nnodes {ns.nnodes} needs --hosts with {ns.nnodes} hosts (node 0 first), "
                          f"got {len(hosts)}")
@@ -56,31 +70,92 @@ def mpirun_command(nnodes, nproc, hosts, command, master_addr, master_port, mpir
     cmd = [mpirun]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")  # Open MPI refuses root otherwise
+    # Without it mpirun ends the whole job when a rank dies; with it the others go on and their
+    # collectives fail with an HCCL error after HCCL_EXEC_TIMEOUT.
+    cmd.append("--enable-recovery")
     cmd += ["-np", str(nnodes * nproc), "--host", ",".join(f"{h}:{nproc}" for h in hosts), "--map-by", "slot"]
     cmd += shlex.split(os.environ.get("VNPU_MPIRUN_ARGS", ""))
     env = {"MASTER_ADDR": master_addr, "MASTER_PORT": str(master_port), "VNPU_HCCL_TRANSPORT": "mpi",
            "LOCAL_WORLD_SIZE": str(nproc)}
-    for name in ("PYTHONPATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "ASCEND_HOME_PATH", "VNPU_DEVICE_COUNT"):
+    for name in ("PYTHONPATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "ASCEND_HOME_PATH", "VNPU_DEVICE_COUNT",
+                 "HCCL_EXEC_TIMEOUT", "HCCL_CONNECT_TIMEOUT"):
         if name in os.environ:
             env[name] = os.environ[name]
+    for name, value in os.environ.items():  # mspti-trace's settings reach the ranks on every host
+        if name.startswith("MSPTI_TRACE_"):
+            env[name] = value
     for name, value in env.items():
         cmd += ["-x", f"{name}={value}"]
     return cmd + command
 
 
+# Searched, not matched: another rank's output may share the line.
+_RANK_EXIT = re.compile(r"vnpu\.run: rank (\S+) exited with code (\d+)")
+
+
+def run_mpirun(cmd):
+    """Runs mpirun and returns the job's exit code: mpirun's, or the first failing rank's.
+
+    Under --enable-recovery mpirun exits with 0 even when ranks failed, so every rank runs through
+    _rank_exit.py, whose line on stderr (passed on unchanged) says which one failed and how.
+    """
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
+    failed = 0
+    for line in proc.stderr:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+        m = _RANK_EXIT.search(line)
+        if m and failed == 0:
+            failed = int(m.group(2))
+    code = proc.wait()
+    return code if code != 0 else failed
+
+
+def rank_command(command):
+    """The command each rank runs under mpirun: ``command`` through _rank_exit.py."""
+    return [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_rank_exit.py")] + command
+
+
 def launch_mpi(ns, command):
-    """Node 0 starts every rank through mpirun; returns mpirun's exit code."""
-    if ns.node_rank != 0:
+    """Starts the job across nodes; returns its exit code (on every node)."""
+    if ns.hosts is not None and ns.node_rank != 0:
         print(f"vnpu.run: node {ns.node_rank}: node 0 ({ns.hosts[0]}) starts every rank through mpirun; "
               "nothing to start here", file=sys.stderr)
         return 0
+    own_host = ns.local_addr or socket.gethostname()
+    if ns.node_rank != 0:
+        try:
+            return _rendezvous.join(ns.master_addr, ns.master_port, ns.node_rank, ns.nnodes, ns.nproc_per_node,
+                                    own_host, ns.rdzv_timeout)
+        except (RuntimeError, TimeoutError) as exc:
+            print(f"vnpu.run: node {ns.node_rank}: {exc}", file=sys.stderr)
+            return 1
     mpirun = shutil.which("mpirun")
     if mpirun is None:
         print("vnpu.run: --nnodes above 1 needs Open MPI's mpirun on PATH (Debian: apt-get install openmpi-bin)",
               file=sys.stderr)
         return 127
-    return subprocess.call(mpirun_command(ns.nnodes, ns.nproc_per_node, ns.hosts, command, ns.master_addr,
-                                          ns.master_port, mpirun))
+    if ns.hosts is not None:
+        return run_mpirun(mpirun_command(ns.nnodes, ns.nproc_per_node, ns.hosts, rank_command(command),
+                                         ns.master_addr, ns.master_port, mpirun))
+    try:
+        rdzv = _rendezvous.Rendezvous(ns.master_addr, ns.master_port, ns.nnodes, ns.nproc_per_node,
+                                      ns.rdzv_timeout)
+    except OSError as exc:
+        print(f"vnpu.run: node 0 cannot listen on {ns.master_addr}:{ns.master_port}: {exc}", file=sys.stderr)
+        return 1
+    code = 1
+    try:
+        hosts = rdzv.gather(own_host)
+        print(f"vnpu.run: {ns.nnodes} nodes joined: {','.join(hosts)}; starting "
+              f"{ns.nnodes * ns.nproc_per_node} ranks through mpirun", file=sys.stderr, flush=True)
+        code = run_mpirun(mpirun_command(ns.nnodes, ns.nproc_per_node, hosts, rank_command(command),
+                                         ns.master_addr, ns.master_port, mpirun))
+    except TimeoutError as exc:
+        print(f"vnpu.run: {exc}", file=sys.stderr)
+    finally:
+        rdzv.finish(code)
+    return code
 
 
 def _exit_code(status):

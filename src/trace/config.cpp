@@ -110,9 +110,13 @@ bool Config::load(std::string &error) {
     max_buffers = static_cast<uint32_t>(buffers);
     const char *c = std::getenv("MSPTI_TRACE_CAPTURE_RANGE");
     if (c != nullptr) capture_range = c;
+    // torchrun/vnpu.run's variables, else Open MPI's (a rank started by mpirun has only those).
     rank = env_int("RANK");
+    if (rank < 0) rank = env_int("OMPI_COMM_WORLD_RANK");
     world_size = env_int("WORLD_SIZE");
+    if (world_size < 0) world_size = env_int("OMPI_COMM_WORLD_SIZE");
     local_rank = env_int("LOCAL_RANK");
+    if (local_rank < 0) local_rank = env_int("OMPI_COMM_WORLD_LOCAL_RANK");
     return true;
 }
 

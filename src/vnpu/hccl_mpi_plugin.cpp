@@ -20,6 +20,10 @@
 namespace vnpu::hccl {
 namespace {
 
+// Set once a communicator broke (a peer never came, or died): MPI_Finalize at exit would wait for
+// that peer, so the process then leaves without it.
+std::atomic<bool> g_anyBroken{false};
+
 constexpr int kJoinTagBase = 0x4000;  // + sequence % kJoinTags: the member lists of one root info
 constexpr int kJoinTags = 0x3000;     // sequences: HcclGetRootInfo's, world root infos', rank tables' (0x1000 each)
 constexpr int kP2pTag = 7;
@@ -246,6 +250,7 @@ private:
             if (done) return HCCL_SUCCESS;
             if ((spin & 255) == 0 && nowNs() > deadline) {
                 broken_.store(true);
+                g_anyBroken.store(true);
                 std::lock_guard<std::mutex> lock(mutex_);
                 abandoned_.push_back(request);
                 std::fprintf(stderr, "vnpu hccl: an MPI operation of rank %d found no peers within HCCL_EXEC_TIMEOUT "
@@ -352,7 +357,7 @@ bool g_weInitialised = false;
 void finalizeAtExit() {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (g_weInitialised && !finalized) {
+    if (g_weInitialised && !finalized && !g_anyBroken.load()) {
         MPI_Finalize();
     }
 }

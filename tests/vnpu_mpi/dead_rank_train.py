@@ -1,0 +1,39 @@
+"""A rank that dies in the middle of an all-reduce, started by vnpu.run across "nodes" (mpirun underneath).
+
+The last rank exits with 3 right after enqueueing its all-reduce. Every other rank must see its
+all-reduce fail with HCCL_E_TIMEOUT (the communicator's async error) after HCCL_EXEC_TIMEOUT, within
+the bound given as argv[1] seconds, print one line saying so, and then exit normally (exit code 0 when
+all of that held).
+"""
+import ctypes
+import os
+import sys
+import time
+
+import numpy as np
+
+import vnpu
+import vnpu.distributed as dist
+from vnpu import _lib
+
+HCCL_E_TIMEOUT = 9
+bound = float(sys.argv[1])
+dist.init_process_group(backend="hccl")
+rank, world = dist.get_rank(), dist.get_world_size()
+t = vnpu.from_numpy(np.ones(1 << 16, dtype=np.float32)).npu()
+dist.all_reduce(t)
+vnpu.synchronize()  # one that works: every rank is in, the job is up
+if rank == world - 1:
+    dist.all_reduce(t)
+    os._exit(3)
+start = time.monotonic()
+dist.all_reduce(t)
+try:
+    vnpu.synchronize()
+except _lib.NpuError:
+    pass
+waited = time.monotonic() - start
+code = ctypes.c_int(0)
+_lib.LIBRARY.HcclGetCommAsyncError(ctypes.c_void_p(dist._group.comm), ctypes.byref(code))
+print(f"rank {rank}: all-reduce with a dead rank: HCCL error {code.value} after {waited:.2f} s", flush=True)
+sys.exit(0 if code.value == HCCL_E_TIMEOUT and waited <= bound else 1)
