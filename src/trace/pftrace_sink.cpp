@@ -100,9 +100,7 @@ void PftraceSink::event(const Slice &s, uint64_t type, const Arg *args, size_t n
     proto::Writer w(out_);
     size_t p = begin_packet(s.start);
     if (!interned_.empty()) {
-        w.tag(f::kInternedData, proto::kLength);
-        w.varint(interned_.size());
-        out_.append(interned_);
+        w.bytes(f::kInternedData, interned_.data(), interned_.size());
     }
     size_t e = w.begin(f::kTrackEvent);
     w.uint(f::kTeType, type);

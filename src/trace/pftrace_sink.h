@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "proto.h"
 #include "sink.h"
 
 namespace mspti_trace {
@@ -38,8 +39,8 @@ private:
     uint32_t pid_;
     int fd_ = -1;
     bool first_ = true;
-    std::string out_;          // the window being built
-    std::string interned_;     // InternedData of the packet being built
+    proto::Buffer out_;        // the window being built
+    proto::Buffer interned_;   // InternedData of the packet being built
     Interned names_, categories_, annotations_;
     std::vector<uint64_t> arg_ids_;
     uint64_t next_name_ = 1, next_category_ = 1, next_annotation_ = 1;
