@@ -24,34 +24,51 @@ bool PftraceSink::open(const std::string &path, std::string &error) {
 }
 
 uint64_t PftraceSink::intern(Interned &table, const char *s, uint32_t field, bool stable) {
+    Interned::Seen *seen = nullptr;
     if (stable) {
         // A pointer seen before is checked against its text: a runtime may reuse the memory.
-        auto p = table.by_pointer.find(s);
-        if (p != table.by_pointer.end() && std::strcmp(table.text[p->second], s) == 0) return p->second;
+        uint64_t bits = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s));
+        seen = &table.by_pointer[(bits * 0x9E3779B97F4A7C15ull) >> (64 - Interned::kSeenBits)];
+        if (seen->pointer == s && std::strcmp(table.storage[seen->iid - 1].c_str(), s) == 0) return seen->iid;
     }
-    uint64_t &next = &table == &names_ ? next_name_ : &table == &categories_ ? next_category_ : next_annotation_;
-    auto [it, inserted] = table.ids.try_emplace(s, next);
-    if (inserted) {
-        ++next;
-        table.text.push_back(it->first.c_str());  // node-based map: the key's storage stays put
+    std::string_view text(s);
+    uint64_t iid;
+    auto it = table.ids.find(text);
+    if (it != table.ids.end()) {
+        iid = it->second;
+    } else {
+        uint64_t &next = &table == &names_ ? next_name_ : &table == &categories_ ? next_category_ : next_annotation_;
+        iid = next++;
+        table.storage.emplace_back(text);
+        table.ids.emplace(table.storage.back(), iid);
         proto::Writer w(interned_);
         size_t m = w.begin(field);
-        w.uint(f::kIid, it->second);
-        w.str(f::kInternedName, s);
+        w.uint(f::kIid, iid);
+        w.str(f::kInternedName, text);
         w.end(m);
     }
-    if (stable) table.by_pointer[s] = it->second;
-    return it->second;
+    if (seen != nullptr) *seen = Interned::Seen{s, iid};
+    return iid;
 }
 
 size_t PftraceSink::begin_packet(uint64_t ts) {
-    proto::Writer w(out_);
-    size_t p = w.begin(f::kTracePacket);
-    if (ts != 0) w.uint(f::kTimestamp, ts);
-    w.uint(f::kSequenceId, pid_);
-    w.uint(f::kSequenceFlags, first_ ? proto::kIncrementalStateCleared : proto::kNeedsIncrementalState);
+    // The packet's key, its length byte (set by end()), timestamp, sequence id and flags at once.
+    static_assert(f::kTracePacket < 16 && f::kTimestamp < 16 && f::kSequenceId < 16 && f::kSequenceFlags < 16);
+    char *p = out_.room(2 + 11 + 11 + 2);
+    *p++ = proto::key(f::kTracePacket, proto::kLength);
+    size_t at = static_cast<size_t>(p - out_.data());
+    *p++ = '\0';
+    if (ts != 0) {
+        *p++ = proto::key(f::kTimestamp, proto::kVarint);
+        p = proto::put_varint(p, ts);
+    }
+    *p++ = proto::key(f::kSequenceId, proto::kVarint);
+    p = proto::put_varint(p, pid_);
+    *p++ = proto::key(f::kSequenceFlags, proto::kVarint);
+    *p++ = static_cast<char>(first_ ? proto::kIncrementalStateCleared : proto::kNeedsIncrementalState);
     first_ = false;
-    return p;
+    out_.commit(p);
+    return at;
 }
 
 void PftraceSink::track(const Track &t) {

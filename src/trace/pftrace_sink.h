@@ -2,7 +2,10 @@
 // interned names, categories and annotation names; whole packets written per window.
 #pragma once
 
+#include <array>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -27,9 +30,15 @@ public:
 
 private:
     struct Interned {
-        std::unordered_map<std::string, uint64_t> ids;
-        std::unordered_map<const void *, uint64_t> by_pointer;  // most names are long-lived pointers
-        std::vector<const char *> text{nullptr};                // by iid
+        // Most names are long-lived pointers: a direct-mapped cache of pointer -> iid comes first.
+        struct Seen {
+            const void *pointer = nullptr;
+            uint64_t iid = 0;
+        };
+        static constexpr size_t kSeenBits = 10;
+        std::array<Seen, size_t{1} << kSeenBits> by_pointer{};
+        std::deque<std::string> storage;                     // the texts, by iid - 1; never move
+        std::unordered_map<std::string_view, uint64_t> ids;  // keys point into storage
     };
     uint64_t intern(Interned &table, const char *s, uint32_t field, bool stable);
     size_t begin_packet(uint64_t ts);

@@ -71,6 +71,9 @@ inline char *put_varint(char *p, uint64_t v) {
     return p;
 }
 
+// The key byte of a field below 16: a constant.
+constexpr char key(uint32_t field, WireType type) { return static_cast<char>((field << 3) | type); }
+
 class Writer {
 public:
     explicit Writer(Buffer &out) : out_(out) {}
