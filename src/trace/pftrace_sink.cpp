@@ -23,13 +23,13 @@ bool PftraceSink::open(const std::string &path, std::string &error) {
     return true;
 }
 
-uint64_t PftraceSink::intern(Interned &table, const char *s, uint32_t field, bool stable) {
+uint64_t PftraceSink::intern(Interned &table, const char *s, uint32_t field, Source source) {
     Interned::Seen *seen = nullptr;
-    if (stable) {
-        // A pointer seen before is checked against its text: a runtime may reuse the memory.
+    if (source != Source::kText) {
         uint64_t bits = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s));
         seen = &table.by_pointer[(bits * 0x9E3779B97F4A7C15ull) >> (64 - Interned::kSeenBits)];
-        if (seen->pointer == s && std::strcmp(table.storage[seen->iid - 1].c_str(), s) == 0) return seen->iid;
+        // A record's pointer seen before is checked against its text: a runtime may reuse the memory.
+        if (seen->pointer == s && (source == Source::kLiteral || std::strcmp(seen->text, s) == 0)) return seen->iid;
     }
     std::string_view text(s);
     uint64_t iid;
@@ -47,7 +47,7 @@ uint64_t PftraceSink::intern(Interned &table, const char *s, uint32_t field, boo
         w.str(f::kInternedName, text);
         w.end(m);
     }
-    if (seen != nullptr) *seen = Interned::Seen{s, iid};
+    if (seen != nullptr) *seen = Interned::Seen{s, iid, table.storage[iid - 1].c_str()};
     return iid;
 }
 
@@ -109,11 +109,11 @@ void PftraceSink::track(const Track &t) {
 // Interned entries go in the packet that first uses them, ahead of its track_event.
 void PftraceSink::event(const Slice &s, uint64_t type, const Arg *args, size_t nargs, bool stable_names) {
     interned_.clear();
-    uint64_t name = intern(names_, s.name, f::kEventNames, true);
-    uint64_t category = intern(categories_, s.category, f::kEventCategories, true);
+    uint64_t name = intern(names_, s.name, f::kEventNames, Source::kPointer);
+    uint64_t category = intern(categories_, s.category, f::kEventCategories, Source::kLiteral);
     arg_ids_.resize(nargs);
-    for (size_t i = 0; i < nargs; ++i)
-        arg_ids_[i] = intern(annotations_, args[i].name, f::kDebugAnnotationNames, stable_names);
+    Source arg_source = stable_names ? Source::kLiteral : Source::kText;
+    for (size_t i = 0; i < nargs; ++i) arg_ids_[i] = intern(annotations_, args[i].name, f::kDebugAnnotationNames, arg_source);
     proto::Writer w(out_);
     size_t p = begin_packet(s.start);
     if (!interned_.empty()) {

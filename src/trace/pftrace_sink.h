@@ -34,13 +34,17 @@ private:
         struct Seen {
             const void *pointer = nullptr;
             uint64_t iid = 0;
+            const char *text = nullptr;  // our copy, to check a reused pointer against
         };
         static constexpr size_t kSeenBits = 10;
         std::array<Seen, size_t{1} << kSeenBits> by_pointer{};
         std::deque<std::string> storage;                     // the texts, by iid - 1; never move
         std::unordered_map<std::string_view, uint64_t> ids;  // keys point into storage
     };
-    uint64_t intern(Interned &table, const char *s, uint32_t field, bool stable);
+    // kLiteral: a string literal, the pointer alone identifies it. kPointer: a long-lived pointer
+    // whose memory may be reused for other text. kText: a transient string.
+    enum class Source { kLiteral, kPointer, kText };
+    uint64_t intern(Interned &table, const char *s, uint32_t field, Source source);
     size_t begin_packet(uint64_t ts);
     void event(const Slice &s, uint64_t type, const Arg *args, size_t nargs, bool stable_names);
     uint64_t uuid(uint32_t track) const { return (static_cast<uint64_t>(pid_) << 32) | track; }

@@ -38,12 +38,6 @@ std::string thread_name(uint32_t tid) {
     return "thread " + std::to_string(tid);
 }
 
-bool nesting_order(const Slice &a, const Slice &b) {
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    return a.seq < b.seq;
-}
-
 }  // namespace
 
 Timeline::Timeline(const Config &config, uint32_t pid, Sink &sink) : config_(config), pid_(pid), sink_(sink) {
@@ -60,10 +54,17 @@ uint32_t Timeline::new_track(Track::Kind kind, uint32_t parent, std::string name
 }
 
 uint32_t Timeline::thread_track(uint32_t pid, uint32_t tid) {
+    if (last_thread_track_ != 0 && last_thread_ == std::make_pair(pid, tid)) return last_thread_track_;
     auto it = threads_.find({pid, tid});
-    if (it != threads_.end()) return it->second;
-    uint32_t idx = new_track(Track::kThread, 1, thread_name(tid), tid);
-    threads_.emplace(std::make_pair(pid, tid), idx);
+    uint32_t idx;
+    if (it != threads_.end()) {
+        idx = it->second;
+    } else {
+        idx = new_track(Track::kThread, 1, thread_name(tid), tid);
+        threads_.emplace(std::make_pair(pid, tid), idx);
+    }
+    last_thread_ = {pid, tid};
+    last_thread_track_ = idx;
     return idx;
 }
 
@@ -76,12 +77,19 @@ uint32_t Timeline::device_track(uint32_t device) {
 }
 
 uint32_t Timeline::stream_track(uint32_t device, uint32_t stream) {
+    if (last_stream_track_ != 0 && last_stream_ == std::make_pair(device, stream)) return last_stream_track_;
     auto it = streams_.find({device, stream});
-    if (it != streams_.end()) return it->second;
-    uint32_t parent = device_track(device);
-    std::string name = stream == MSPTI_INVALID_STREAM_ID ? "stream sync" : "stream " + std::to_string(stream);
-    uint32_t idx = new_track(Track::kStream, parent, std::move(name));
-    streams_.emplace(std::make_pair(device, stream), idx);
+    uint32_t idx;
+    if (it != streams_.end()) {
+        idx = it->second;
+    } else {
+        uint32_t parent = device_track(device);
+        std::string name = stream == MSPTI_INVALID_STREAM_ID ? "stream sync" : "stream " + std::to_string(stream);
+        idx = new_track(Track::kStream, parent, std::move(name));
+        streams_.emplace(std::make_pair(device, stream), idx);
+    }
+    last_stream_ = {device, stream};
+    last_stream_track_ = idx;
     return idx;
 }
 
@@ -129,7 +137,9 @@ Slice Timeline::slice(uint32_t track, const Record &r, const char *name, const c
 }
 
 void Timeline::put(const Slice &s) {
-    Base &b = bases_[s.track];
+    // Elements of an unordered_map stay put: the pointer survives later insertions.
+    if (last_base_ == nullptr || last_base_->track != s.track) last_base_ = &bases_[s.track];
+    Base &b = *last_base_;
     if (b.lanes.empty()) {
         b.track = s.track;
         b.lanes.push_back(Lane{s.track, 0, {}, {}, 0, {}});
@@ -346,12 +356,14 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     for (auto &entry : bases_) {
         Base &b = entry.second;
         if (b.window.empty()) continue;
-        // Sorted through indices: a Slice is a few hundred bytes.
+        // Sorted through small keys: a Slice is a few hundred bytes.
         order_.resize(b.window.size());
-        for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
-        std::sort(order_.begin(), order_.end(),
-                  [&b](uint32_t x, uint32_t y) { return nesting_order(b.window[x], b.window[y]); });
-        for (uint32_t i : order_) place(b, i);
+        for (uint32_t i = 0; i < order_.size(); ++i) {
+            const Slice &s = b.window[i];
+            order_[i] = NestKey{s.start, ~s.end, s.seq, i};
+        }
+        std::sort(order_.begin(), order_.end());
+        for (const NestKey &k : order_) place(b, k.index);
         for (Lane &lane : b.lanes) {
             emit(b, lane);
             // Late slices are checked against the last kHorizonNs only.
