@@ -136,15 +136,23 @@ Slice Timeline::slice(uint32_t track, const Record &r, const char *name, const c
     return s;
 }
 
-void Timeline::put(const Slice &s) {
+Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const char *category) {
     // Elements of an unordered_map stay put: the pointer survives later insertions.
-    if (last_base_ == nullptr || last_base_->track != s.track) last_base_ = &bases_[s.track];
+    if (last_base_ == nullptr || last_base_->track != track) last_base_ = &bases_[track];
     Base &b = *last_base_;
     if (b.lanes.empty()) {
-        b.track = s.track;
-        b.lanes.push_back(Lane{s.track, 0, {}, {}, 0, {}});
+        b.track = track;
+        b.lanes.push_back(Lane{track, 0, {}, {}, 0, {}});
     }
-    b.window.push_back(s);
+    // Built where it is kept: a Slice is a few hundred bytes.
+    Slice &s = b.window.emplace_back();
+    s.start = r.start;
+    s.end = r.end;
+    s.seq = r.seq;
+    s.name = name;
+    s.category = category;
+    s.track = track;
+    return s;
 }
 
 void Timeline::add(const Record &r) {
@@ -155,26 +163,24 @@ void Timeline::add(const Record &r) {
     case MSPTI_ACTIVITY_KIND_NODE_API:
     case MSPTI_ACTIVITY_KIND_RUNTIME_API: {
         const msptiActivityApi &a = r.u.api;
-        Slice s = slice(thread_track(a.pt.processId, a.pt.threadId), r, or_empty(a.name), kind_name(r.kind()));
+        Slice &s = put(thread_track(a.pt.processId, a.pt.threadId), r, or_empty(a.name), kind_name(r.kind()));
         s.flow = flow_id(a.correlationId);
         s.add_uint("correlation_id", a.correlationId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_KERNEL: {
         const msptiActivityKernel &k = r.u.kernel;
-        Slice s = slice(stream_track(k.ds.deviceId, k.ds.streamId), r, or_empty(k.name), "kernel");
+        Slice &s = put(stream_track(k.ds.deviceId, k.ds.streamId), r, or_empty(k.name), "kernel");
         s.flow = flow_id(k.correlationId);
         s.add_uint("correlation_id", k.correlationId);
         s.add_string("type", or_empty(k.type));
         s.add_uint("device", k.ds.deviceId);
         s.add_uint("stream", k.ds.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_MEMCPY: {
         const msptiActivityMemcpy &m = r.u.memcpy;
-        Slice s = slice(stream_track(m.deviceId, m.streamId), r, memcpy_name(m.copyKind), "memcpy");
+        Slice &s = put(stream_track(m.deviceId, m.streamId), r, memcpy_name(m.copyKind), "memcpy");
         s.flow = flow_id(m.correlationId);
         s.add_uint("correlation_id", m.correlationId);
         s.add_uint("bytes", m.bytes);
@@ -182,12 +188,11 @@ void Timeline::add(const Record &r) {
         s.add_uint("async", m.isAsync);
         s.add_uint("device", m.deviceId);
         s.add_uint("stream", m.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_MEMSET: {
         const msptiActivityMemset &m = r.u.memset;
-        Slice s = slice(stream_track(m.deviceId, m.streamId), r, "Memset", "memset");
+        Slice &s = put(stream_track(m.deviceId, m.streamId), r, "Memset", "memset");
         s.flow = flow_id(m.correlationId);
         s.add_uint("correlation_id", m.correlationId);
         s.add_uint("bytes", m.bytes);
@@ -196,24 +201,22 @@ void Timeline::add(const Record &r) {
         s.add_uint("async", m.isAsync);
         s.add_uint("device", m.deviceId);
         s.add_uint("stream", m.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_HCCL: {
         const msptiActivityHccl &h = r.u.hccl;
-        Slice s = slice(comm_track(h.commName), r, or_empty(h.name), "hccl");
+        Slice &s = put(comm_track(h.commName), r, or_empty(h.name), "hccl");
         double bytes = h.bandWidth * static_cast<double>(r.end - r.start);
         s.add_uint("bytes", bytes > 0 ? static_cast<uint64_t>(bytes + 0.5) : 0);
         s.add_double("bandwidth_gbps", h.bandWidth);
         s.add_string("comm", or_empty(h.commName));
         s.add_uint("device", h.ds.deviceId);
         s.add_uint("stream", h.ds.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_COMMUNICATION: {
         const msptiActivityCommunication &c = r.u.comm;
-        Slice s = slice(comm_track(c.commName), r, or_empty(c.name), "communication");
+        Slice &s = put(comm_track(c.commName), r, or_empty(c.name), "communication");
         uint64_t bytes = c.count * comm_type_size(c.dataType);
         s.flow = flow_id(c.correlationId);
         s.add_uint("correlation_id", c.correlationId);
@@ -225,7 +228,6 @@ void Timeline::add(const Record &r) {
         s.add_string("comm", or_empty(c.commName));
         s.add_uint("device", c.ds.deviceId);
         s.add_uint("stream", c.ds.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_MEMORY: {
@@ -254,11 +256,10 @@ void Timeline::add_marker(const Record &r) {
     }
     auto complete = [this](const Record &start, uint32_t track, uint64_t end) {
         const msptiActivityMarker &sm = start.u.marker;
-        Slice s = slice(track, start, or_empty(sm.name), "marker");
+        Slice &s = put(track, start, or_empty(sm.name), "marker");
         s.end = end < start.start ? start.start : end;
         s.add_uint("id", sm.id);
         s.add_string("domain", or_empty(sm.domain));
-        put(s);
         sink_.range(start, s.end);
     };
     if (flag & kStartFlags) {

@@ -61,7 +61,8 @@ private:
     uint32_t memory_track(uint32_t device);
     uint32_t marker_track(const msptiActivityMarker &m);
     Slice slice(uint32_t track, const Record &r, const char *name, const char *category);
-    void put(const Slice &s);
+    // A new slice of this window on `track` (its base track), to fill in.
+    Slice &put(uint32_t track, const Record &r, const char *name, const char *category);
     void add_marker(const Record &r);
     void place(Base &base, uint32_t index);
     static bool fits_late(const Lane &lane, const Slice &s);
