@@ -349,6 +349,8 @@ def trace_section(results):
         f"| wall time (median) | {med['traced']:.3f} s | {med['untraced']:.3f} s | {r['overhead_median'] * 100:+.1f}% | {verdict(r['overhead_median'] <= 0.05)} |",
         f"| wall time (min) | {best['traced']:.3f} s | {best['untraced']:.3f} s | {r['overhead_min'] * 100:+.1f}% | {verdict(r['overhead_min'] <= 0.05)} |",
         f"| CPU time (median) | {cpu['traced']:.3f} s | {cpu['untraced']:.3f} s | {(cpu['traced'] / cpu['untraced'] - 1) * 100:+.1f}% | |",
+        *([f"| CPU time added per record (median difference) | {r['cpu_us_per_record']:.2f} µs | | | |"]
+          if "cpu_us_per_record" in r else []),
         f"| trace size | {r['bytes_per_record']:.1f} bytes per record ({r['bytes']:,} bytes) | | | |",
         "",
     ]

@@ -69,10 +69,13 @@ def main():
     med = {k: statistics.median(v) for k, v in results.items()}
     best = {k: min(v) for k, v in results.items()}
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
+    cpu_min = {k: min(v) for k, v in cpu.items()}
     size, records, dropped = sizes[-1]
     doc = {"reps": ns.reps, "kernels": ns.iters * ns.kernels, "records": records, "dropped": dropped,
            "bytes": size, "bytes_per_record": size / records, "wall_median_s": med, "wall_min_s": best,
-           "cpu_median_s": cpu_med, "cpus": os.cpu_count(),
+           "cpu_median_s": cpu_med, "cpu_min_s": cpu_min, "cpus": os.cpu_count(),
+           # every thread's CPU time the tool adds, per record: the writer's, msPTI's and the callbacks'
+           "cpu_us_per_record": (cpu_med["traced"] - cpu_med["untraced"]) * 1e6 / records,
            "overhead_median": med["traced"] / med["untraced"] - 1, "overhead_min": best["traced"] / best["untraced"] - 1}
     with open(ns.out, "w") as f:
         json.dump(doc, f, indent=1)

@@ -23,35 +23,52 @@ bool PftraceSink::open(const std::string &path, std::string &error) {
     return true;
 }
 
-uint64_t PftraceSink::intern(Interned &table, const char *s, uint32_t field, bool stable) {
-    if (stable) {
-        // A pointer seen before is checked against its text: a runtime may reuse the memory.
-        auto p = table.by_pointer.find(s);
-        if (p != table.by_pointer.end() && std::strcmp(table.text[p->second], s) == 0) return p->second;
+uint64_t PftraceSink::intern(Interned &table, const char *s, uint32_t field, Source source) {
+    Interned::Seen *seen = nullptr;
+    if (source != Source::kText) {
+        uint64_t bits = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s));
+        seen = &table.by_pointer[(bits * 0x9E3779B97F4A7C15ull) >> (64 - Interned::kSeenBits)];
+        // A record's pointer seen before is checked against its text: a runtime may reuse the memory.
+        if (seen->pointer == s && (source == Source::kLiteral || std::strcmp(seen->text, s) == 0)) return seen->iid;
     }
-    uint64_t &next = &table == &names_ ? next_name_ : &table == &categories_ ? next_category_ : next_annotation_;
-    auto [it, inserted] = table.ids.try_emplace(s, next);
-    if (inserted) {
-        ++next;
-        table.text.push_back(it->first.c_str());  // node-based map: the key's storage stays put
+    std::string_view text(s);
+    uint64_t iid;
+    auto it = table.ids.find(text);
+    if (it != table.ids.end()) {
+        iid = it->second;
+    } else {
+        uint64_t &next = &table == &names_ ? next_name_ : &table == &categories_ ? next_category_ : next_annotation_;
+        iid = next++;
+        table.storage.emplace_back(text);
+        table.ids.emplace(table.storage.back(), iid);
         proto::Writer w(interned_);
         size_t m = w.begin(field);
-        w.uint(f::kIid, it->second);
-        w.str(f::kInternedName, s);
+        w.uint(f::kIid, iid);
+        w.str(f::kInternedName, text);
         w.end(m);
     }
-    if (stable) table.by_pointer[s] = it->second;
-    return it->second;
+    if (seen != nullptr) *seen = Interned::Seen{s, iid, table.storage[iid - 1].c_str()};
+    return iid;
 }
 
 size_t PftraceSink::begin_packet(uint64_t ts) {
-    proto::Writer w(out_);
-    size_t p = w.begin(f::kTracePacket);
-    if (ts != 0) w.uint(f::kTimestamp, ts);
-    w.uint(f::kSequenceId, pid_);
-    w.uint(f::kSequenceFlags, first_ ? proto::kIncrementalStateCleared : proto::kNeedsIncrementalState);
+    // The packet's key, its length byte (set by end()), timestamp, sequence id and flags at once.
+    static_assert(f::kTracePacket < 16 && f::kTimestamp < 16 && f::kSequenceId < 16 && f::kSequenceFlags < 16);
+    char *p = out_.room(2 + 11 + 11 + 2);
+    *p++ = proto::key(f::kTracePacket, proto::kLength);
+    size_t at = static_cast<size_t>(p - out_.data());
+    *p++ = '\0';
+    if (ts != 0) {
+        *p++ = proto::key(f::kTimestamp, proto::kVarint);
+        p = proto::put_varint(p, ts);
+    }
+    *p++ = proto::key(f::kSequenceId, proto::kVarint);
+    p = proto::put_varint(p, pid_);
+    *p++ = proto::key(f::kSequenceFlags, proto::kVarint);
+    *p++ = static_cast<char>(first_ ? proto::kIncrementalStateCleared : proto::kNeedsIncrementalState);
     first_ = false;
-    return p;
+    out_.commit(p);
+    return at;
 }
 
 void PftraceSink::track(const Track &t) {
@@ -92,17 +109,15 @@ void PftraceSink::track(const Track &t) {
 // Interned entries go in the packet that first uses them, ahead of its track_event.
 void PftraceSink::event(const Slice &s, uint64_t type, const Arg *args, size_t nargs, bool stable_names) {
     interned_.clear();
-    uint64_t name = intern(names_, s.name, f::kEventNames, true);
-    uint64_t category = intern(categories_, s.category, f::kEventCategories, true);
+    uint64_t name = intern(names_, s.name, f::kEventNames, Source::kPointer);
+    uint64_t category = intern(categories_, s.category, f::kEventCategories, Source::kLiteral);
     arg_ids_.resize(nargs);
-    for (size_t i = 0; i < nargs; ++i)
-        arg_ids_[i] = intern(annotations_, args[i].name, f::kDebugAnnotationNames, stable_names);
+    Source arg_source = stable_names ? Source::kLiteral : Source::kText;
+    for (size_t i = 0; i < nargs; ++i) arg_ids_[i] = intern(annotations_, args[i].name, f::kDebugAnnotationNames, arg_source);
     proto::Writer w(out_);
     size_t p = begin_packet(s.start);
     if (!interned_.empty()) {
-        w.tag(f::kInternedData, proto::kLength);
-        w.varint(interned_.size());
-        out_.append(interned_);
+        w.bytes(f::kInternedData, interned_.data(), interned_.size());
     }
     size_t e = w.begin(f::kTrackEvent);
     w.uint(f::kTeType, type);

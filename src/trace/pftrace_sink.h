@@ -2,10 +2,14 @@
 // interned names, categories and annotation names; whole packets written per window.
 #pragma once
 
+#include <array>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "proto.h"
 #include "sink.h"
 
 namespace mspti_trace {
@@ -26,11 +30,21 @@ public:
 
 private:
     struct Interned {
-        std::unordered_map<std::string, uint64_t> ids;
-        std::unordered_map<const void *, uint64_t> by_pointer;  // most names are long-lived pointers
-        std::vector<const char *> text{nullptr};                // by iid
+        // Most names are long-lived pointers: a direct-mapped cache of pointer -> iid comes first.
+        struct Seen {
+            const void *pointer = nullptr;
+            uint64_t iid = 0;
+            const char *text = nullptr;  // our copy, to check a reused pointer against
+        };
+        static constexpr size_t kSeenBits = 10;
+        std::array<Seen, size_t{1} << kSeenBits> by_pointer{};
+        std::deque<std::string> storage;                     // the texts, by iid - 1; never move
+        std::unordered_map<std::string_view, uint64_t> ids;  // keys point into storage
     };
-    uint64_t intern(Interned &table, const char *s, uint32_t field, bool stable);
+    // kLiteral: a string literal, the pointer alone identifies it. kPointer: a long-lived pointer
+    // whose memory may be reused for other text. kText: a transient string.
+    enum class Source { kLiteral, kPointer, kText };
+    uint64_t intern(Interned &table, const char *s, uint32_t field, Source source);
     size_t begin_packet(uint64_t ts);
     void event(const Slice &s, uint64_t type, const Arg *args, size_t nargs, bool stable_names);
     uint64_t uuid(uint32_t track) const { return (static_cast<uint64_t>(pid_) << 32) | track; }
@@ -38,8 +52,8 @@ private:
     uint32_t pid_;
     int fd_ = -1;
     bool first_ = true;
-    std::string out_;          // the window being built
-    std::string interned_;     // InternedData of the packet being built
+    proto::Buffer out_;        // the window being built
+    proto::Buffer interned_;   // InternedData of the packet being built
     Interned names_, categories_, annotations_;
     std::vector<uint64_t> arg_ids_;
     uint64_t next_name_ = 1, next_category_ = 1, next_annotation_ = 1;

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -12,45 +14,102 @@ namespace mspti_trace::proto {
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLength = 2 };
 
+// A growable byte buffer kept across windows: appends check capacity once and write through a
+// pointer (std::string's push_back per byte was half of the writer's time).
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(const Buffer &) = delete;
+    Buffer &operator=(const Buffer &) = delete;
+    ~Buffer() { std::free(data_); }
+
+    const char *data() const { return data_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    void clear() { size_ = 0; }
+    // Room for n more bytes; write them at the returned pointer, then commit().
+    char *room(size_t n) {
+        if (capacity_ - size_ < n) grow(n);
+        return data_ + size_;
+    }
+    void commit(char *end) { size_ = static_cast<size_t>(end - data_); }
+    void append(const void *p, size_t n) {
+        if (n == 0) return;
+        std::memcpy(room(n), p, n);
+        size_ += n;
+    }
+    char &operator[](size_t i) { return data_[i]; }
+    // Replaces the n bytes at `at` with the m >= n bytes at `with`; what follows moves up.
+    void replace(size_t at, size_t n, const char *with, size_t m) {
+        room(m - n);
+        std::memmove(data_ + at + m, data_ + at + n, size_ - at - n);
+        std::memcpy(data_ + at, with, m);
+        size_ += m - n;
+    }
+
+private:
+    void grow(size_t n) {
+        size_t want = capacity_ * 2 > size_ + n ? capacity_ * 2 : size_ + n;
+        if (want < 4096) want = 4096;
+        char *p = static_cast<char *>(std::realloc(data_, want));
+        if (p == nullptr) throw std::bad_alloc();
+        data_ = p;
+        capacity_ = want;
+    }
+
+    char *data_ = nullptr;
+    size_t size_ = 0, capacity_ = 0;
+};
+
+// Writes a varint at p (10 bytes of room at most); returns the end.
+inline char *put_varint(char *p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+    return p;
+}
+
+// The key byte of a field below 16: a constant.
+constexpr char key(uint32_t field, WireType type) { return static_cast<char>((field << 3) | type); }
+
 class Writer {
 public:
-    explicit Writer(std::string &out) : out_(out) {}
+    explicit Writer(Buffer &out) : out_(out) {}
 
-    void varint(uint64_t v) {
-        while (v >= 0x80) {
-            out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
-            v >>= 7;
-        }
-        out_.push_back(static_cast<char>(v));
-    }
+    void varint(uint64_t v) { out_.commit(put_varint(out_.room(10), v)); }
     void tag(uint32_t field, WireType type) { varint((static_cast<uint64_t>(field) << 3) | type); }
     void uint(uint32_t field, uint64_t v) {
-        tag(field, kVarint);
-        varint(v);
+        char *p = out_.room(20);
+        p = put_varint(p, (static_cast<uint64_t>(field) << 3) | kVarint);
+        out_.commit(put_varint(p, v));
     }
     void sint(uint32_t field, int64_t v) { uint(field, static_cast<uint64_t>(v)); }  // int64: two's complement
     void fixed64(uint32_t field, uint64_t v) {
-        tag(field, kFixed64);
-        char b[8];
-        std::memcpy(b, &v, 8);  // little-endian hosts only (x86-64, aarch64)
-        out_.append(b, 8);
+        char *p = put_varint(out_.room(18), (static_cast<uint64_t>(field) << 3) | kFixed64);
+        std::memcpy(p, &v, 8);  // little-endian hosts only (x86-64, aarch64)
+        out_.commit(p + 8);
     }
     void dbl(uint32_t field, double v) {
         uint64_t bits;
         std::memcpy(&bits, &v, 8);
         fixed64(field, bits);
     }
-    void str(uint32_t field, std::string_view s) {
-        tag(field, kLength);
-        varint(s.size());
-        out_.append(s.data(), s.size());
+    void str(uint32_t field, std::string_view s) { bytes(field, s.data(), s.size()); }
+    void bytes(uint32_t field, const void *data, size_t size) {
+        char *p = out_.room(20 + size);
+        p = put_varint(p, (static_cast<uint64_t>(field) << 3) | kLength);
+        p = put_varint(p, size);
+        if (size != 0) std::memcpy(p, data, size);
+        out_.commit(p + size);
     }
     // Opens a nested message; returns the position to hand to end().
     size_t begin(uint32_t field) {
-        tag(field, kLength);
-        size_t at = out_.size();
-        out_.push_back('\0');
-        return at;
+        char *p = put_varint(out_.room(11), (static_cast<uint64_t>(field) << 3) | kLength);
+        *p = '\0';
+        out_.commit(p + 1);
+        return static_cast<size_t>(p - out_.data());
     }
     void end(size_t at) {
         size_t len = out_.size() - at - 1;
@@ -59,16 +118,12 @@ public:
             return;
         }
         char b[10];
-        size_t n = 0;
-        for (size_t v = len; ; v >>= 7) {
-            b[n++] = static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-            if (v < 0x80) break;
-        }
+        size_t n = static_cast<size_t>(put_varint(b, len) - b);
         out_.replace(at, 1, b, n);
     }
 
 private:
-    std::string &out_;
+    Buffer &out_;
 };
 
 // Field numbers from perfetto's protos/perfetto/trace/ (public proto definitions).

@@ -13,7 +13,7 @@ namespace mspti_trace {
 
 struct Arg {
     enum Type : uint8_t { kUint, kInt, kDouble, kString } type;
-    const char *name;
+    const char *name;  // a string literal: sinks may key on the pointer
     union {
         uint64_t u;
         int64_t i;
@@ -38,7 +38,7 @@ struct Slice {
     uint64_t flow;    // 0: none
     uint64_t seq;
     const char *name;
-    const char *category;
+    const char *category;  // a string literal: sinks may key on the pointer
     uint32_t track;
     uint8_t nargs;
     Arg args[kMaxArgs];

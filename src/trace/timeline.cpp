@@ -38,12 +38,6 @@ std::string thread_name(uint32_t tid) {
     return "thread " + std::to_string(tid);
 }
 
-bool nesting_order(const Slice &a, const Slice &b) {
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    return a.seq < b.seq;
-}
-
 }  // namespace
 
 Timeline::Timeline(const Config &config, uint32_t pid, Sink &sink) : config_(config), pid_(pid), sink_(sink) {
@@ -60,10 +54,17 @@ uint32_t Timeline::new_track(Track::Kind kind, uint32_t parent, std::string name
 }
 
 uint32_t Timeline::thread_track(uint32_t pid, uint32_t tid) {
+    if (last_thread_track_ != 0 && last_thread_ == std::make_pair(pid, tid)) return last_thread_track_;
     auto it = threads_.find({pid, tid});
-    if (it != threads_.end()) return it->second;
-    uint32_t idx = new_track(Track::kThread, 1, thread_name(tid), tid);
-    threads_.emplace(std::make_pair(pid, tid), idx);
+    uint32_t idx;
+    if (it != threads_.end()) {
+        idx = it->second;
+    } else {
+        idx = new_track(Track::kThread, 1, thread_name(tid), tid);
+        threads_.emplace(std::make_pair(pid, tid), idx);
+    }
+    last_thread_ = {pid, tid};
+    last_thread_track_ = idx;
     return idx;
 }
 
@@ -76,12 +77,19 @@ uint32_t Timeline::device_track(uint32_t device) {
 }
 
 uint32_t Timeline::stream_track(uint32_t device, uint32_t stream) {
+    if (last_stream_track_ != 0 && last_stream_ == std::make_pair(device, stream)) return last_stream_track_;
     auto it = streams_.find({device, stream});
-    if (it != streams_.end()) return it->second;
-    uint32_t parent = device_track(device);
-    std::string name = stream == MSPTI_INVALID_STREAM_ID ? "stream sync" : "stream " + std::to_string(stream);
-    uint32_t idx = new_track(Track::kStream, parent, std::move(name));
-    streams_.emplace(std::make_pair(device, stream), idx);
+    uint32_t idx;
+    if (it != streams_.end()) {
+        idx = it->second;
+    } else {
+        uint32_t parent = device_track(device);
+        std::string name = stream == MSPTI_INVALID_STREAM_ID ? "stream sync" : "stream " + std::to_string(stream);
+        idx = new_track(Track::kStream, parent, std::move(name));
+        streams_.emplace(std::make_pair(device, stream), idx);
+    }
+    last_stream_ = {device, stream};
+    last_stream_track_ = idx;
     return idx;
 }
 
@@ -128,13 +136,23 @@ Slice Timeline::slice(uint32_t track, const Record &r, const char *name, const c
     return s;
 }
 
-void Timeline::put(const Slice &s) {
-    Base &b = bases_[s.track];
+Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const char *category) {
+    // Elements of an unordered_map stay put: the pointer survives later insertions.
+    if (last_base_ == nullptr || last_base_->track != track) last_base_ = &bases_[track];
+    Base &b = *last_base_;
     if (b.lanes.empty()) {
-        b.track = s.track;
-        b.lanes.push_back(Lane{s.track, 0, {}, {}, 0, {}});
+        b.track = track;
+        b.lanes.push_back(Lane{track, 0, {}, {}, 0, {}});
     }
-    b.window.push_back(s);
+    // Built where it is kept: a Slice is a few hundred bytes.
+    Slice &s = b.window.emplace_back();
+    s.start = r.start;
+    s.end = r.end;
+    s.seq = r.seq;
+    s.name = name;
+    s.category = category;
+    s.track = track;
+    return s;
 }
 
 void Timeline::add(const Record &r) {
@@ -145,26 +163,24 @@ void Timeline::add(const Record &r) {
     case MSPTI_ACTIVITY_KIND_NODE_API:
     case MSPTI_ACTIVITY_KIND_RUNTIME_API: {
         const msptiActivityApi &a = r.u.api;
-        Slice s = slice(thread_track(a.pt.processId, a.pt.threadId), r, or_empty(a.name), kind_name(r.kind()));
+        Slice &s = put(thread_track(a.pt.processId, a.pt.threadId), r, or_empty(a.name), kind_name(r.kind()));
         s.flow = flow_id(a.correlationId);
         s.add_uint("correlation_id", a.correlationId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_KERNEL: {
         const msptiActivityKernel &k = r.u.kernel;
-        Slice s = slice(stream_track(k.ds.deviceId, k.ds.streamId), r, or_empty(k.name), "kernel");
+        Slice &s = put(stream_track(k.ds.deviceId, k.ds.streamId), r, or_empty(k.name), "kernel");
         s.flow = flow_id(k.correlationId);
         s.add_uint("correlation_id", k.correlationId);
         s.add_string("type", or_empty(k.type));
         s.add_uint("device", k.ds.deviceId);
         s.add_uint("stream", k.ds.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_MEMCPY: {
         const msptiActivityMemcpy &m = r.u.memcpy;
-        Slice s = slice(stream_track(m.deviceId, m.streamId), r, memcpy_name(m.copyKind), "memcpy");
+        Slice &s = put(stream_track(m.deviceId, m.streamId), r, memcpy_name(m.copyKind), "memcpy");
         s.flow = flow_id(m.correlationId);
         s.add_uint("correlation_id", m.correlationId);
         s.add_uint("bytes", m.bytes);
@@ -172,12 +188,11 @@ void Timeline::add(const Record &r) {
         s.add_uint("async", m.isAsync);
         s.add_uint("device", m.deviceId);
         s.add_uint("stream", m.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_MEMSET: {
         const msptiActivityMemset &m = r.u.memset;
-        Slice s = slice(stream_track(m.deviceId, m.streamId), r, "Memset", "memset");
+        Slice &s = put(stream_track(m.deviceId, m.streamId), r, "Memset", "memset");
         s.flow = flow_id(m.correlationId);
         s.add_uint("correlation_id", m.correlationId);
         s.add_uint("bytes", m.bytes);
@@ -186,24 +201,22 @@ void Timeline::add(const Record &r) {
         s.add_uint("async", m.isAsync);
         s.add_uint("device", m.deviceId);
         s.add_uint("stream", m.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_HCCL: {
         const msptiActivityHccl &h = r.u.hccl;
-        Slice s = slice(comm_track(h.commName), r, or_empty(h.name), "hccl");
+        Slice &s = put(comm_track(h.commName), r, or_empty(h.name), "hccl");
         double bytes = h.bandWidth * static_cast<double>(r.end - r.start);
         s.add_uint("bytes", bytes > 0 ? static_cast<uint64_t>(bytes + 0.5) : 0);
         s.add_double("bandwidth_gbps", h.bandWidth);
         s.add_string("comm", or_empty(h.commName));
         s.add_uint("device", h.ds.deviceId);
         s.add_uint("stream", h.ds.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_COMMUNICATION: {
         const msptiActivityCommunication &c = r.u.comm;
-        Slice s = slice(comm_track(c.commName), r, or_empty(c.name), "communication");
+        Slice &s = put(comm_track(c.commName), r, or_empty(c.name), "communication");
         uint64_t bytes = c.count * comm_type_size(c.dataType);
         s.flow = flow_id(c.correlationId);
         s.add_uint("correlation_id", c.correlationId);
@@ -215,7 +228,6 @@ void Timeline::add(const Record &r) {
         s.add_string("comm", or_empty(c.commName));
         s.add_uint("device", c.ds.deviceId);
         s.add_uint("stream", c.ds.streamId);
-        put(s);
         break;
     }
     case MSPTI_ACTIVITY_KIND_MEMORY: {
@@ -244,11 +256,10 @@ void Timeline::add_marker(const Record &r) {
     }
     auto complete = [this](const Record &start, uint32_t track, uint64_t end) {
         const msptiActivityMarker &sm = start.u.marker;
-        Slice s = slice(track, start, or_empty(sm.name), "marker");
+        Slice &s = put(track, start, or_empty(sm.name), "marker");
         s.end = end < start.start ? start.start : end;
         s.add_uint("id", sm.id);
         s.add_string("domain", or_empty(sm.domain));
-        put(s);
         sink_.range(start, s.end);
     };
     if (flag & kStartFlags) {
@@ -346,12 +357,14 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     for (auto &entry : bases_) {
         Base &b = entry.second;
         if (b.window.empty()) continue;
-        // Sorted through indices: a Slice is a few hundred bytes.
+        // Sorted through small keys: a Slice is a few hundred bytes.
         order_.resize(b.window.size());
-        for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
-        std::sort(order_.begin(), order_.end(),
-                  [&b](uint32_t x, uint32_t y) { return nesting_order(b.window[x], b.window[y]); });
-        for (uint32_t i : order_) place(b, i);
+        for (uint32_t i = 0; i < order_.size(); ++i) {
+            const Slice &s = b.window[i];
+            order_[i] = NestKey{s.start, ~s.end, s.seq, i};
+        }
+        std::sort(order_.begin(), order_.end());
+        for (const NestKey &k : order_) place(b, k.index);
         for (Lane &lane : b.lanes) {
             emit(b, lane);
             // Late slices are checked against the last kHorizonNs only.

@@ -61,7 +61,8 @@ private:
     uint32_t memory_track(uint32_t device);
     uint32_t marker_track(const msptiActivityMarker &m);
     Slice slice(uint32_t track, const Record &r, const char *name, const char *category);
-    void put(const Slice &s);
+    // A new slice of this window on `track` (its base track), to fill in.
+    Slice &put(uint32_t track, const Record &r, const char *name, const char *category);
     void add_marker(const Record &r);
     void place(Base &base, uint32_t index);
     static bool fits_late(const Lane &lane, const Slice &s);
@@ -82,7 +83,21 @@ private:
     std::unordered_map<uint64_t, uint64_t> early_ends_;     // an end seen before its start
     std::map<uint32_t, int64_t> memory_in_use_;
     std::deque<std::string> strings_;
-    std::vector<uint32_t> order_;
+    // Sorted through small keys, in nesting order: start, then the longer first, then arrival.
+    struct NestKey {
+        uint64_t start, neg_end, seq;
+        uint32_t index;
+        bool operator<(const NestKey &o) const {
+            if (start != o.start) return start < o.start;
+            if (neg_end != o.neg_end) return neg_end < o.neg_end;
+            return seq < o.seq;
+        }
+    };
+    std::vector<NestKey> order_;
+    Base *last_base_ = nullptr;  // put()'s previous base: records come in runs on one track
+    // The previous thread and stream lookups: records come in runs from one thread or stream.
+    std::pair<uint32_t, uint32_t> last_thread_{UINT32_MAX, UINT32_MAX}, last_stream_{UINT32_MAX, UINT32_MAX};
+    uint32_t last_thread_track_ = 0, last_stream_track_ = 0;
     std::vector<uint64_t> stack_;
     uint32_t dropped_track_ = 0;
     uint64_t last_dropped_ = 0;

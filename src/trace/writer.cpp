@@ -156,8 +156,8 @@ void Writer::window(bool final) {
     for (auto &[buffer, valid] : full) {
         msptiActivity *rec = nullptr;
         while (msptiActivityGetNextRecord(buffer, valid, &rec) == MSPTI_SUCCESS && rec != nullptr) {
-            Record r;
-            if (r.assign(rec, seq_++)) pending_.push_back(r);
+            Record &r = pending_.emplace_back();  // decoded in place
+            if (!r.assign(rec, seq_++)) pending_.pop_back();
         }
     }
     {
