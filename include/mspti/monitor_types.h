@@ -188,6 +188,8 @@ struct MonitorStats {
     uint64_t delivered = 0;        /**< Records handed to the callback (batch records included). */
     uint64_t callback_errors = 0;  /**< Callback calls that raised an exception (reported, delivery went on). */
     uint64_t unpaired_dropped = 0; /**< MstxMonitor: range starts evicted from the bounded open-range table. */
+    uint64_t dropped = 0;          /**< Records collected for the monitor but never handed to it: left undelivered when
+                                        stop() reached its time bound (Monitor::set_stop_timeout) or the process exited. */
 };
 
 }  // namespace mspti

@@ -16,6 +16,7 @@ struct Counters {
     std::atomic<uint64_t> delivered{0};
     std::atomic<uint64_t> callback_errors{0};
     std::atomic<uint64_t> unpaired_dropped{0};
+    std::atomic<uint64_t> dropped{0};  // collected for the monitor, never handed over (stop bound, exit)
 };
 
 /** Sets the calling thread's last error message and returns `result`. printf-style. */

@@ -1,4 +1,5 @@
 // The public monitor classes: argument checks, then the session does the work.
+#include <cstdlib>
 #include <memory>
 #include <utility>
 
@@ -51,6 +52,8 @@ MsptiResult start_function(detail::MonitorCore &core, std::function<void(const V
 
 void set_delivery_thread_hooks(DeliveryThreadHooks *hooks) { Session::instance().set_hooks(hooks); }
 
+void free_kept_buffer(void *buffer) { std::free(buffer); }  // the pool's buffers come from malloc
+
 // ---- Monitor --------------------------------------------------------------------------------
 
 Monitor::Monitor(MsptiActivityKind kind)
@@ -64,6 +67,12 @@ MsptiResult Monitor::flush_all() { return Session::instance().flush_all(); }
 
 MsptiResult Monitor::set_buffer_size(int64_t megabytes) { return Session::instance().set_buffer_size(megabytes); }
 
+MsptiResult Monitor::set_stop_timeout(int64_t milliseconds) {
+    return Session::instance().set_stop_timeout(milliseconds);
+}
+
+int64_t Monitor::stop_timeout() const { return Session::instance().stop_timeout(); }
+
 bool Monitor::is_running() const { return core_->running.load(std::memory_order_acquire); }
 
 MonitorStats Monitor::stats() const {
@@ -71,6 +80,7 @@ MonitorStats Monitor::stats() const {
     s.delivered = core_->counters->delivered.load(std::memory_order_relaxed);
     s.callback_errors = core_->counters->callback_errors.load(std::memory_order_relaxed);
     s.unpaired_dropped = core_->counters->unpaired_dropped.load(std::memory_order_relaxed);
+    s.dropped = core_->counters->dropped.load(std::memory_order_relaxed);
     return s;
 }
 

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cxxabi.h>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <utility>
 
 #include "mspti/mspti_activity.h"
@@ -18,6 +20,12 @@
 
 
 namespace mspti::detail {
+
+/** Set when the process exits: the delivery thread hands nothing more to callbacks. */
+inline std::atomic<bool> &delivery_cut() {
+    static std::atomic<bool> cut{false};
+    return cut;
+}
 
 class Subscription {
 public:
@@ -30,12 +38,37 @@ public:
     int kind() const { return kind_; }
     const char *name() const { return name_; }
     BatchCallback *batch() const { return batch_; }
-    bool detached() const { return detached_.load(std::memory_order_relaxed); }
-    void detach() { detached_.store(true, std::memory_order_relaxed); }
+    bool detached() const { return detached_.load(std::memory_order_seq_cst); }
+    /** No call starts after this; a call in progress may finish (wait_idle() waits for it). */
+    void detach() { detached_.store(true, std::memory_order_seq_cst); }
 
-    /** Runs one user callback: exceptions are counted and reported, never propagated. */
+    /**
+     * Records of buffers up to `seq` (the session's enqueue count) that this subscription skips
+     * once detached are counted as dropped: they were collected for it but never handed over.
+     */
+    void abandon_through(uint64_t seq) { abandoned_through_.store(seq, std::memory_order_relaxed); }
+    uint64_t abandoned_through() const { return abandoned_through_.load(std::memory_order_relaxed); }
+    /** Sequence number of the buffer being delivered. Delivery thread only. */
+    void set_buffer(uint64_t seq) { buffer_seq_ = seq; }
+
+    /**
+     * Runs one user callback handing over `n` records, unless the subscription is detached (or
+     * the process is exiting): then nothing runs and the records count as dropped when they
+     * belong to an abandoned stretch. Exceptions are counted and reported, never propagated.
+     * Returns whether the callback ran.
+     */
     template <typename F>
-    void call(F &&f) {
+    bool call(F &&f, uint64_t n) {
+        in_call_.store(true, std::memory_order_seq_cst);  // pairs with detach() + wait_idle()
+        struct Leave {
+            Subscription *s;
+            ~Leave() { s->leave(); }
+        } leave{this};
+        if (detached_.load(std::memory_order_seq_cst) || delivery_cut().load(std::memory_order_relaxed)) {
+            skip(n);
+            return false;
+        }
+        pending_ += n;
         try {
             f();
         } catch (abi::__forced_unwind &) {
@@ -49,10 +82,31 @@ public:
             counters_->callback_errors.fetch_add(1, std::memory_order_relaxed);
             std::fprintf(stderr, "[mspti] %s callback raised an exception of unknown type\n", name_);
         }
+        return true;
     }
 
-    /** Counts `n` records handed to the callback (published by publish()). */
-    void count(uint64_t n) { pending_ += n; }
+    /**
+     * `n` records not handed over (detached, or the process exits): counted as dropped when the
+     * buffer is part of an abandoned stretch or the delivery was cut. Returns whether counted.
+     */
+    bool skip(uint64_t n) {
+        if (!dropping()) return false;
+        counters_->dropped.fetch_add(n, std::memory_order_relaxed);
+        return true;
+    }
+
+    /** Whether records skipped now count as dropped (see skip()). */
+    bool dropping() const {
+        return buffer_seq_ <= abandoned_through() || delivery_cut().load(std::memory_order_relaxed);
+    }
+
+    /** Waits until no callback of this subscription runs (after detach(); not from inside one). */
+    void wait_idle() {
+        waiting_.store(true, std::memory_order_seq_cst);
+        std::unique_lock<std::mutex> lock(idle_mutex_);
+        idle_cv_.wait(lock, [&] { return !in_call_.load(std::memory_order_seq_cst); });
+    }
+
     /** Makes the counts visible to stats(). Delivery thread only. */
     void publish() {
         if (pending_ != 0) {
@@ -67,8 +121,22 @@ private:
     const char *const name_;
     std::shared_ptr<Counters> counters_;
     BatchCallback *const batch_;
+    void leave() {
+        in_call_.store(false, std::memory_order_seq_cst);
+        if (waiting_.load(std::memory_order_seq_cst)) {
+            std::lock_guard<std::mutex> lock(idle_mutex_);
+            idle_cv_.notify_all();
+        }
+    }
+
     std::atomic<bool> detached_{false};
+    std::atomic<bool> in_call_{false};
+    std::atomic<bool> waiting_{false};
+    std::atomic<uint64_t> abandoned_through_{0};
+    uint64_t buffer_seq_ = 0;
     uint64_t pending_ = 0;
+    std::mutex idle_mutex_;
+    std::condition_variable idle_cv_;
 };
 
 /** Per-record subscription of KernelMonitor, HcclMonitor or CommunicationMonitor. */
@@ -100,10 +168,7 @@ public:
         switch (static_cast<int>(m.flag)) {
         case MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS:
         case MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE:
-            if (mark_ != nullptr) {
-                count(1);
-                call([&] { mark_->on_record(m); });
-            }
+            if (mark_ != nullptr) call([&] { mark_->on_record(m); }, 1);
             return;
         case MSPTI_ACTIVITY_FLAG_MARKER_START:
         case MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE:
@@ -122,10 +187,7 @@ private:
     void pair(const MarkerData &m, bool is_start) {
         if (range_ == nullptr) return;
         uint64_t evicted = 0;
-        if (table_.add(m, is_start, scratch_, evicted)) {
-            count(1);
-            call([&] { range_->on_record(scratch_); });
-        }
+        if (table_.add(m, is_start, scratch_, evicted)) call([&] { range_->on_record(scratch_); }, 1);
         if (evicted != 0) counters().unpaired_dropped.fetch_add(evicted, std::memory_order_relaxed);
     }
 

@@ -1,5 +1,6 @@
 // Monitor lifecycle and the delivery thread: stop and flush from callbacks and other threads,
 // exceptions, hooks, start/stop cycles, destruction, process exit.
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -23,6 +24,7 @@ TEST(MonitorLifecycle, StopFromInsideTheCallbackDoesNotWaitForItself) {
     for (int i = 0; i < 10; ++i) mstxMarkA("stop_inside", nullptr);
     EXPECT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
     EXPECT_EQ(calls.load(), 1);  // the rest of the buffer is not delivered to a stopped monitor
+    EXPECT_EQ(m.stats().dropped, 9u);  // ... and is counted: it was collected before the stop
     EXPECT_EQ(inner, MsptiResult::MSPTI_SUCCESS);
     EXPECT_FALSE(m.is_running());
     EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
@@ -33,6 +35,44 @@ TEST(MonitorLifecycle, StopFromInsideTheCallbackDoesNotWaitForItself) {
     m.stop();
     ASSERT_EQ(c.marks().size(), 1u);
     EXPECT_EQ(c.marks()[0].name, "again");
+}
+
+namespace {
+uint64_t marker_dropped() {
+    uint64_t n = 0;
+    EXPECT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_MARKER, &n), MSPTI_SUCCESS);
+    return n;
+}
+}  // namespace
+
+TEST(MonitorLifecycle, StopReturnsWithinItsTimeoutAndCountsTheBacklogAsDropped) {
+    mspti::MstxMonitor m;
+    EXPECT_EQ(m.stop_timeout(), mspti::Monitor::kDefaultStopTimeoutMs);
+    ASSERT_EQ(m.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
+    std::atomic<uint64_t> calls{0};
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &) {
+                  // A slow consumer: ~50 us a record, 100,000 records take 5 s to deliver.
+                  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+                  while (std::chrono::steady_clock::now() < until) {
+                  }
+                  calls.fetch_add(1);
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    const uint64_t dropped_before = marker_dropped();
+    for (int i = 0; i < 100000; ++i) mstxMarkA("backlog", nullptr);
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(took, 0.1 + 3.0);  // the bound, with room for a loaded machine
+    const mspti::MonitorStats s = m.stats();
+    EXPECT_EQ(s.delivered, calls.load());
+    EXPECT_EQ(s.delivered + s.dropped, 100000u);
+    EXPECT_GT(s.dropped, 0u);
+    EXPECT_EQ(marker_dropped() - dropped_before, s.dropped);  // in libmspti's counters too
+    EXPECT_EQ(m.set_stop_timeout(-2), MsptiResult::MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(m.set_stop_timeout(mspti::Monitor::kMaxStopTimeoutMs + 1), MsptiResult::MSPTI_ERROR_INVALID_PARAMETER);
+    ASSERT_EQ(m.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
 }
 
 TEST(MonitorLifecycle, StopOfAnotherMonitorFromACallback) {

@@ -2,7 +2,9 @@
 
 import atexit
 import logging
+import math
 import threading
+import time
 import weakref
 from typing import NamedTuple
 
@@ -30,6 +32,9 @@ class MonitorStats(NamedTuple):
     delivered: int
     callback_errors: int
     unpaired_dropped: int
+    dropped: int = 0
+    """Records collected for the monitor but never handed to it (stop() reached its time bound, see
+    :meth:`BaseMonitor.set_stop_timeout`, or the interpreter exited)."""
 
 
 class BaseMonitor:
@@ -78,9 +83,12 @@ class BaseMonitor:
         return self._start_with("start_batch", (director,), lambda: self._native.start_batch(director))
 
     def stop(self):
-        """Stops collecting; returns once every record collected so far was delivered.
+        """Stops collecting; returns once every record collected so far was delivered, or once the
+        stop timeout (:meth:`set_stop_timeout`, default 2 s) has passed. Records left undelivered
+        then are counted in ``stats().dropped``.
 
-        Safe from any thread and from inside a callback; a no-op (SUCCESS) when not running.
+        Safe from any thread, from a signal handler and from inside a callback; a no-op (SUCCESS)
+        when not running.
         """
         result = self._result("stop", self._native.stop())
         self._drop_callbacks()
@@ -111,6 +119,24 @@ class BaseMonitor:
             return self._invalid(f"set_buffer_size: size must be in 1..{MAX_BUFFER_SIZE_MB} MB, not {size}")
         return self._result("set_buffer_size", self._native.set_buffer_size(size))
 
+    def set_stop_timeout(self, seconds):
+        """Sets how long :meth:`stop` (and the stop at interpreter exit) waits for the records
+        collected before it, in seconds (int or float, up to one day); None waits without bound.
+        Process-wide. Default 2 s, or ``MSPTI_STOP_TIMEOUT_MS`` (milliseconds) from the environment.
+        """
+        if seconds is None:
+            return self._result("set_stop_timeout", self._native.set_stop_timeout(-1))
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            return self._invalid(f"set_stop_timeout: seconds must be a number or None, not {type(seconds).__name__}")
+        if not 0 <= seconds <= _MAX_STOP_TIMEOUT_S or math.isnan(seconds):
+            return self._invalid(f"set_stop_timeout: seconds must be in 0..{_MAX_STOP_TIMEOUT_S}, not {seconds}")
+        return self._result("set_stop_timeout", self._native.set_stop_timeout(int(round(seconds * 1000))))
+
+    def get_stop_timeout(self):
+        """The stop timeout in seconds (None: no bound)."""
+        ms = self._native.stop_timeout()
+        return None if ms < 0 else ms / 1000
+
     def is_running(self):
         """Whether start() succeeded and stop() has not been called since."""
         return self._native.is_running()
@@ -118,7 +144,7 @@ class BaseMonitor:
     def stats(self):
         """This monitor's counters (delivered records, callback errors, unpaired ranges dropped)."""
         s = self._native.stats()
-        return MonitorStats(int(s.delivered), int(s.callback_errors), int(s.unpaired_dropped))
+        return MonitorStats(int(s.delivered), int(s.callback_errors), int(s.unpaired_dropped), int(s.dropped))
 
     def __enter__(self):
         return self
@@ -149,13 +175,28 @@ class SingleCallbackMonitor(BaseMonitor):
         return self._start_with("start", (director,), lambda: self._native.start(director))
 
 
+_MAX_STOP_TIMEOUT_S = native.Monitor.kMaxStopTimeoutMs // 1000
+
+
 @atexit.register
 def _stop_all():
-    """Stops monitors still running at interpreter exit (before the interpreter goes away)."""
-    for monitor in list(_running):
-        try:
-            monitor.stop()
-        except Exception:  # exiting: never raise from here
-            logger.exception("stopping %r at exit failed", monitor)
+    """Stops monitors still running at interpreter exit (before the interpreter goes away), all
+    within one stop timeout: the first stops deliver what they can, the rest drop theirs."""
+    monitors = list(_running)
+    if not monitors:
+        return
+    timeout_ms = monitors[0]._native.stop_timeout()
+    deadline = None if timeout_ms < 0 else time.monotonic() + timeout_ms / 1000
+    try:
+        for monitor in monitors:
+            if deadline is not None:
+                left_ms = max(0, int((deadline - time.monotonic()) * 1000))
+                monitor._native.set_stop_timeout(left_ms)
+            try:
+                monitor.stop()
+            except Exception:  # exiting: never raise from here
+                logger.exception("stopping %r at exit failed", monitor)
+    finally:
+        monitors[0]._native.set_stop_timeout(timeout_ms)
     with _deferred_lock:
         _deferred.clear()

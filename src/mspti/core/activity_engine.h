@@ -57,6 +57,9 @@ public:
     void flush_all();
     void set_flush_period(uint32_t ms);
     void stats(int kind, msptiExtActivityStats *out);
+    // The client discarded `n` delivered records of `kind` unprocessed: they move from delivered
+    // to dropped (at most as many as were delivered). Returns how many moved.
+    uint64_t discard_delivered(int kind, uint64_t n);
 
     // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
     void shutdown();
