@@ -275,7 +275,8 @@ inline jobject to_java(JNIEnv *env, const mspti::RecordBatch &b) {
 
 inline jobject to_java(JNIEnv *env, const mspti::MonitorStats &s) {
     const JavaTypes &t = types();
-    return env->NewObject(t.stats, t.stats_ctor, j(s.delivered), j(s.callback_errors), j(s.unpaired_dropped));
+    return env->NewObject(t.stats, t.stats_ctor, j(s.delivered), j(s.callback_errors), j(s.unpaired_dropped),
+                          j(s.dropped));
 }
 
 /** A record argument of a director call; reports and throws if it could not be built. */
@@ -357,7 +358,7 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
         {"org/mspti/RangeMarkerData", &t.range, &t.range_ctor,
          "(IIJJJJJLjava/lang/String;Ljava/lang/String;JJ)V"},
         {"org/mspti/RecordBatch", &t.batch, &t.batch_ctor, "(ILjava/nio/ByteBuffer;II)V"},
-        {"org/mspti/MonitorStats", &t.stats, &t.stats_ctor, "(JJJ)V"},
+        {"org/mspti/MonitorStats", &t.stats, &t.stats_ctor, "(JJJJ)V"},
     };
     for (const Ctor &c : ctors) {
         if (!cache_class(env, c.cls, c.slot)) return -1;

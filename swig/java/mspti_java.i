@@ -19,6 +19,7 @@
 
 %{
 #include "java_glue.h"
+#include "java_batch_lifetime.h"
 %}
 
 /* The module class and its JNI class are internal: users see the monitors, records and Mstx. */
@@ -66,6 +67,11 @@ MSPTI_JAVA_VALUE(mspti::CommunicationData, CommunicationData)
 MSPTI_JAVA_VALUE(mspti::MarkerData, MarkerData)
 MSPTI_JAVA_VALUE(mspti::RangeMarkerData, RangeMarkerData)
 MSPTI_JAVA_VALUE(mspti::RecordBatch, RecordBatch)
+/* A batch expires when its callback returns (java_batch_lifetime.h). */
+%typemap(directorin, descriptor="Lorg/mspti/RecordBatch;", noblock=1) const mspti::RecordBatch & {
+  $input = mspti_java::record_arg(jenv, $1, swigjobj);
+  mspti_java::BatchExpiry $1_expiry(jenv, $input);
+}
 MSPTI_JAVA_VALUE(mspti::MonitorStats, MonitorStats)
 %ignore mspti::MsptiObjectId;
 

@@ -2,13 +2,19 @@ package org.mspti;
 
 /** Counters of one monitor since it was created (a snapshot). */
 public final class MonitorStats {
-    private final long delivered, callbackErrors, unpairedDropped;
+    private final long delivered, callbackErrors, unpairedDropped, dropped;
 
     /** A snapshot with the given counters. */
     public MonitorStats(long delivered, long callbackErrors, long unpairedDropped) {
+        this(delivered, callbackErrors, unpairedDropped, 0);
+    }
+
+    /** A snapshot with the given counters. */
+    public MonitorStats(long delivered, long callbackErrors, long unpairedDropped, long dropped) {
         this.delivered = delivered;
         this.callbackErrors = callbackErrors;
         this.unpairedDropped = unpairedDropped;
+        this.dropped = dropped;
     }
 
     /** Records handed to the callback (batch records included). */
@@ -17,10 +23,15 @@ public final class MonitorStats {
     public long getCallbackErrors() { return callbackErrors; }
     /** MstxMonitor: range starts evicted from the bounded open-range table. */
     public long getUnpairedDropped() { return unpairedDropped; }
+    /**
+     * Records collected for the monitor but never handed to it: left undelivered when stop()
+     * reached its time bound ({@code Monitor.setStopTimeout}) or the process exited.
+     */
+    public long getDropped() { return dropped; }
 
     @Override
     public String toString() {
         return "MonitorStats[delivered=" + delivered + ", callbackErrors=" + callbackErrors + ", unpairedDropped="
-            + unpairedDropped + "]";
+            + unpairedDropped + ", dropped=" + dropped + "]";
     }
 }
