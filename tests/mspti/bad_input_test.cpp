@@ -79,6 +79,9 @@ TEST(BadInput, ExtensionsCheckArguments) {
     EXPECT_EQ(msptiExtActivityGetStats(MSPTI_ACTIVITY_KIND_MARKER, nullptr), MSPTI_ERROR_INVALID_PARAMETER);
     EXPECT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_MARKER, nullptr),
               MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(msptiExtActivityReportDiscarded(MSPTI_ACTIVITY_KIND_INVALID, 1), MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(LastError().find("not an activity kind"), std::string::npos) << LastError();
+    EXPECT_EQ(msptiExtActivityReportDiscarded(MSPTI_ACTIVITY_KIND_MARKER, 0), MSPTI_SUCCESS);
     EXPECT_STREQ(msptiExtResultString(MSPTI_ERROR_QUEUE_EMPTY), "MSPTI_ERROR_QUEUE_EMPTY");
     EXPECT_STREQ(msptiExtResultString(static_cast<msptiResult>(12345)), "MSPTI_ERROR_UNKNOWN");
     uint32_t major = 9, minor = 9, patch = 9;
