@@ -197,3 +197,23 @@ report(stats=m.stats()._asdict(), c=c_stats())
 """
     r = _report(run_code(code, timeout=300, env={"MSPTI_STOP_TIMEOUT_MS": "1"}))
     assert r["stats"]["delivered"] == 2000 and r["stats"]["dropped"] == 0 and r["c"]["dropped"] == 0, r
+
+
+def test_stop_in_a_signal_handler_that_interrupted_the_monitors_own_bookkeeping():
+    # The handler runs at a bytecode boundary of the main thread, possibly while it holds the
+    # monitor's lock (start() storing its callbacks) or the deferred-callbacks lock.
+    code = PRELUDE + """
+from mspti.monitor import base_monitor
+m = MstxMonitor()
+done = []
+signal.signal(signal.SIGTERM, lambda sig, frame: done.append(int(m.stop())))
+for lock in (m._lock, base_monitor._deferred_lock):
+    m.start(slow)
+    with lock:
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(100):  # the handler runs here, with the lock held
+            pass
+report(done=done, running=m.is_running())
+"""
+    r = _report(run_code(code, timeout=60))
+    assert r == {"done": [0, 0], "running": False}, r

@@ -15,7 +15,7 @@ from ._adapters import FunctionBatchCallback, as_director
 logger = logging.getLogger("mspti")
 
 _running = weakref.WeakSet()  # monitors to stop at interpreter exit
-_deferred_lock = threading.Lock()
+_deferred_lock = threading.RLock()  # reentrant: stop() may run in a signal handler that interrupted a holder
 _deferred = []  # callbacks released by a stop() inside a callback; dropped off the delivery thread
 
 
@@ -49,7 +49,7 @@ class BaseMonitor:
     def __init__(self):
         self._native = self._NATIVE()
         self._callbacks = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # reentrant: see _deferred_lock
 
     # ----- lifecycle --------------------------------------------------------------------------
     def _invalid(self, what):
