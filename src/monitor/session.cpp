@@ -449,15 +449,21 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             done_cv_.notify_all();
         }
         left.swap(queue_);  // only when the process exits
-        last = registry_;
+        if (left.empty()) {
+            // Decided under the same lock as leaving: a start() now sees Exited and starts a new thread.
+            state_ = ThreadState::Exited;
+            done_cv_.notify_all();
+        } else {
+            last = registry_;
+        }
     }
-    // The process exits: what is still queued is counted as dropped (delivery_cut() is set, so
-    // no callback runs), then nobody waits for it any more.
-    for (const Pending &p : left) {
-        deliver_buffer(p, *last);
-        pool_.recycle(p.data, p.size);
-    }
-    {
+    if (!left.empty()) {
+        // The process exits: what is still queued is counted as dropped (delivery_cut() is set,
+        // so no callback runs), then nobody waits for it any more.
+        for (const Pending &p : left) {
+            deliver_buffer(p, *last);
+            pool_.recycle(p.data, p.size);
+        }
         std::lock_guard<std::mutex> lock(mutex_);
         processed_ += left.size();
         state_ = ThreadState::Exited;
