@@ -42,11 +42,27 @@ void run_hook(F &&f, const char *which) {
 
 // Whether a subscription of the list may still be called.
 bool any_live(const std::vector<std::shared_ptr<Subscription>> &subs) {
-    if (delivery_cut().load(std::memory_order_relaxed)) return false;
-    for (const auto &s : subs)
-        if (!s->detached()) return true;
-    return false;
+    bool live = false;
+    for (const auto &s : subs) live = s->live() || live;  // live() also leaves detached ones
+    return live;
 }
+
+// Enters every subscription of a list for one run of records, and leaves them after it (also
+// when the thread is unwound), so that a stop() waiting in wait_idle() is released.
+class RunScope {
+public:
+    explicit RunScope(const std::vector<std::shared_ptr<Subscription>> &subs) : subs_(subs) {
+        for (const auto &s : subs_) s->enter();
+    }
+    ~RunScope() {
+        for (const auto &s : subs_) s->exit();
+    }
+    RunScope(const RunScope &) = delete;
+    RunScope &operator=(const RunScope &) = delete;
+
+private:
+    const std::vector<std::shared_ptr<Subscription>> &subs_;
+};
 
 // Converts each record of a run once and hands it to every per-record subscription of its kind.
 // Returns the records no subscription took while one of them dropped them (a stop that ran out
@@ -514,6 +530,11 @@ uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size
         batch.data = first;
         batch.count = count;
         batch.stride = stride;
+        s->enter();
+        struct Exit {
+            Subscription &s;
+            ~Exit() { s.exit(); }
+        } exit{*s};
         if (s->call([&] { s->batch()->on_batch(batch); }, count))
             taken = true;
         else
@@ -522,6 +543,7 @@ uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size
     }
     const SubList &subs = reg.record[kind];
     if (subs.empty()) return !taken && batch_dropped ? count : 0;
+    RunScope run(subs);
     uint64_t lost = 0;
     switch (kind) {
     case MSPTI_ACTIVITY_KIND_KERNEL:
@@ -542,7 +564,7 @@ uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size
             bool dropped = batch_dropped;
             if (any_live(subs)) convert(*reinterpret_cast<const msptiActivityMarker *>(first + i * stride), marker);
             for (const auto &sp : subs) {
-                if (sp->detached() || delivery_cut().load(std::memory_order_relaxed)) {
+                if (!sp->live()) {
                     dropped = sp->skip(1) || dropped;
                     continue;
                 }

@@ -52,19 +52,53 @@ public:
     void set_buffer(uint64_t seq) { buffer_seq_ = seq; }
 
     /**
-     * Runs one user callback handing over `n` records, unless the subscription is detached (or
-     * the process is exiting): then nothing runs and the records count as dropped when they
-     * belong to an abandoned stretch. Exceptions are counted and reported, never propagated.
-     * Returns whether the callback ran.
+     * Delivery thread, before a run of records: callbacks may be called until exit(). The
+     * seq_cst store and load pair with detach() + wait_idle(): either the stopper sees the
+     * subscription entered and waits, or this sees it detached. False if detached.
+     */
+    bool enter() {
+        in_run_.store(true, std::memory_order_seq_cst);
+        entered_ = true;
+        if (detached_.load(std::memory_order_seq_cst)) {
+            exit();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Whether a callback may be called now. Once detached (or the process exits) the
+     * subscription leaves the run at once, so wait_idle() returns after one callback at most.
+     * A plain load per record: the ordering is paid once per run, in enter().
+     */
+    bool live() {
+        if (!entered_) return false;
+        if (detached_.load(std::memory_order_relaxed) || delivery_cut().load(std::memory_order_relaxed)) {
+            exit();
+            return false;
+        }
+        return true;
+    }
+
+    /** Delivery thread, after a run (or when detached): no callback until the next enter(). */
+    void exit() {
+        if (!entered_) return;
+        entered_ = false;
+        in_run_.store(false, std::memory_order_seq_cst);
+        if (waiting_.load(std::memory_order_seq_cst)) {
+            std::lock_guard<std::mutex> lock(idle_mutex_);
+            idle_cv_.notify_all();
+        }
+    }
+
+    /**
+     * Runs one user callback handing over `n` records if live(); otherwise the records count as
+     * dropped when they belong to an abandoned stretch (skip()). Exceptions are counted and
+     * reported, never propagated. Returns whether the callback ran.
      */
     template <typename F>
     bool call(F &&f, uint64_t n) {
-        in_call_.store(true, std::memory_order_seq_cst);  // pairs with detach() + wait_idle()
-        struct Leave {
-            Subscription *s;
-            ~Leave() { s->leave(); }
-        } leave{this};
-        if (detached_.load(std::memory_order_seq_cst) || delivery_cut().load(std::memory_order_relaxed)) {
+        if (!live()) {
             skip(n);
             return false;
         }
@@ -100,11 +134,12 @@ public:
         return buffer_seq_ <= abandoned_through() || delivery_cut().load(std::memory_order_relaxed);
     }
 
-    /** Waits until no callback of this subscription runs (after detach(); not from inside one). */
+    /** Waits until the delivery thread has left this subscription's run, so that none of its
+     *  callbacks runs or starts (after detach(); not from inside one). */
     void wait_idle() {
         waiting_.store(true, std::memory_order_seq_cst);
         std::unique_lock<std::mutex> lock(idle_mutex_);
-        idle_cv_.wait(lock, [&] { return !in_call_.load(std::memory_order_seq_cst); });
+        idle_cv_.wait(lock, [&] { return !in_run_.load(std::memory_order_seq_cst); });
     }
 
     /** Makes the counts visible to stats(). Delivery thread only. */
@@ -121,16 +156,9 @@ private:
     const char *const name_;
     std::shared_ptr<Counters> counters_;
     BatchCallback *const batch_;
-    void leave() {
-        in_call_.store(false, std::memory_order_seq_cst);
-        if (waiting_.load(std::memory_order_seq_cst)) {
-            std::lock_guard<std::mutex> lock(idle_mutex_);
-            idle_cv_.notify_all();
-        }
-    }
-
     std::atomic<bool> detached_{false};
-    std::atomic<bool> in_call_{false};
+    std::atomic<bool> in_run_{false};  // entered: a callback may run (see enter())
+    bool entered_ = false;               // delivery thread only
     std::atomic<bool> waiting_{false};
     std::atomic<uint64_t> abandoned_through_{0};
     uint64_t buffer_seq_ = 0;
