@@ -217,3 +217,25 @@ report(done=done, running=m.is_running())
 """
     r = _report(run_code(code, timeout=60))
     assert r == {"done": [0, 0], "running": False}, r
+
+
+def test_ctrl_c_during_flush_all_with_a_backlog_exits_within_the_bound():
+    code = PRELUDE + """
+main = threading.main_thread().ident
+seen = [0]
+def cb(record):
+    seen[0] += 1
+    if seen[0] == 1000:  # the flush below is under way: Ctrl-C
+        print("KILL", time.monotonic(), flush=True)
+        signal.pthread_kill(main, signal.SIGINT)
+    time.sleep(0.0001)
+m = MstxMonitor(); m.set_buffer_size(1); m.start(cb)
+backlog()
+m.flush_all()
+print("flush returned", flush=True)
+"""
+    proc = run_code(code, timeout=300, check=False)
+    ended = time.monotonic()
+    assert "KeyboardInterrupt" in proc.stderr and "flush returned" not in proc.stdout, proc.stderr[-2000:]
+    killed = float(next(l.split()[1] for l in proc.stdout.splitlines() if l.startswith("KILL")))
+    assert ended - killed < BOUND + SLACK, f"exit took {ended - killed:.1f} s"

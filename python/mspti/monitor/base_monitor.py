@@ -108,8 +108,27 @@ class BaseMonitor:
 
     # ----- settings and state -----------------------------------------------------------------
     def flush_all(self):
-        """Delivers every record collected so far (of every running monitor), then returns."""
-        return self._result("flush_all", self._native.flush_all())
+        """Delivers every record collected so far (of every running monitor), then returns.
+
+        On the main thread the wait can be interrupted: Ctrl-C raises KeyboardInterrupt at once
+        and signal handlers run (delivery goes on in the background), however large the backlog.
+        """
+        if threading.current_thread() is not threading.main_thread() or native.on_delivery_thread():
+            return self._result("flush_all", self._native.flush_all())
+        # The native wait cannot run Python's signal handlers: wait for it on another thread, in
+        # an interruptible Event.wait() here.
+        done = threading.Event()
+        out = []
+
+        def flush():
+            try:
+                out.append(self._native.flush_all())
+            finally:
+                done.set()
+
+        threading.Thread(target=flush, name="mspti-flush", daemon=True).start()
+        done.wait()
+        return self._result("flush_all", out[0])
 
     def set_buffer_size(self, size):
         """Sets the activity buffer size in MB (int, 1..256); takes effect when collection next starts."""
