@@ -2,6 +2,9 @@ package org.mspti;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -57,6 +60,26 @@ class BoundedStopTest {
             assertTrue(tookMs[0] < BOUND_MS + SLACK_MS, "stop took " + tookMs[0] + " ms");
             checkCounts(m, calls);
         }
+    }
+
+    @Test
+    void theJvmExitsWithinOneStopTimeoutWithABacklog() throws Exception {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        String cp = System.getProperty("mspti.test.classpath");
+        assertNotNull(cp, "run with -Dmspti.test.classpath=<mspti.jar:mspti-tests.jar>");
+        ProcessBuilder pb = new ProcessBuilder(java, "-cp", cp, "org.mspti.ExitScenario", "backlog");
+        pb.environment().put("MSPTI_STOP_TIMEOUT_MS", "500");
+        Process p = pb.redirectErrorStream(true).start();
+        boolean done = p.waitFor(120, TimeUnit.SECONDS);
+        long ended = System.nanoTime();
+        if (!done) p.destroyForcibly();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(done, out);
+        assertEquals(0, p.exitValue(), out);
+        String line = out.lines().filter(l -> l.startsWith("main done ")).findFirst().orElseThrow();
+        long exitMs = (ended - Long.parseLong(line.substring("main done ".length()).trim())) / 1_000_000;
+        // Both monitors stop within the one 500 ms timeout (the hook's own fallback is 5 s).
+        assertTrue(exitMs < 500 + 3000, "exit took " + exitMs + " ms\n" + out);
     }
 
     @Test
