@@ -127,6 +127,19 @@ msptiResult msptiExtActivityGetBufferLimit(size_t *maxBuffersInFlight, msptiExtB
                                            uint32_t *waitMs);
 
 /**
+ * @brief Tells the library that the client discarded `count` records of `kind` it had been handed
+ *        by the complete callback without processing them (for example a bounded shutdown that
+ *        ran out of time). They are counted as dropped instead of delivered, so that
+ *        `produced == delivered + dropped` still holds and the loss shows in
+ *        msptiExtActivityGetNumDroppedRecords().
+ * @param kind A kind in 1..12.
+ * @param count Records discarded; at most the records of `kind` delivered so far are moved.
+ * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER for a bad kind, or when `count` exceeds the
+ *         records delivered (then those are moved).
+ */
+msptiResult msptiExtActivityReportDiscarded(msptiActivityKind kind, uint64_t count);
+
+/**
  * @brief Reads this library's version.
  * @param[out] major Receives MSPTI_EXT_VERSION_MAJOR (may be NULL).
  * @param[out] minor Receives MSPTI_EXT_VERSION_MINOR (may be NULL).

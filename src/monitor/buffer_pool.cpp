@@ -56,6 +56,13 @@ void BufferPool::recycle(uint8_t *buffer, size_t size) {
     --allocated_;
 }
 
+void BufferPool::disown(uint8_t *buffer, size_t size) {
+    (void)size;
+    if (buffer == nullptr) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    --allocated_;
+}
+
 size_t BufferPool::allocated() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return allocated_;

@@ -24,6 +24,9 @@ public:
     /** Takes a buffer back (keeps it for reuse while active and of the current size). */
     void recycle(uint8_t *buffer, size_t size);
 
+    /** Lets a buffer go without freeing it: its new owner frees it (std::free, free_kept_buffer()). */
+    void disown(uint8_t *buffer, size_t size);
+
     /** Buffers allocated and not freed. */
     size_t allocated() const;
 

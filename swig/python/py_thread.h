@@ -10,6 +10,7 @@
 #include <atomic>
 
 #include "mspti/monitor.h"
+#include "py_batch_lifetime.h"
 
 namespace mspti_py {
 
@@ -48,6 +49,18 @@ public:
         if (!attached_ || !interpreter_alive()) return;
         PyEval_RestoreThread(saved_);
         holding_ = true;
+    }
+
+    // Batches of the buffer expire here; one still referenced keeps the buffer's memory.
+    bool keep_buffer(void *buffer) override {
+        BatchLifetime &batches = batch_lifetime();
+        if (batches.empty()) return false;
+        if (holding_) return batches.end_buffer(buffer);
+        if (!interpreter_alive()) return true;  // Python is gone: keep the memory, never free it
+        PyGILState_STATE gil = PyGILState_Ensure();
+        bool keep = batches.end_buffer(buffer);
+        PyGILState_Release(gil);
+        return keep;
     }
 
     void on_buffer_end() override {

@@ -174,6 +174,7 @@ TEST(MstxMonitor, UnpairedStartsAreBoundedAndCounted) {
     ASSERT_EQ(m.enable_domain("default"), MsptiResult::MSPTI_SUCCESS);
     mstxRangeId last = mstxRangeStartA("closed", nullptr);
     mstxRangeEnd(last);
+    m.flush_all();  // all of it, however slow the build: stop() alone waits at most its timeout
     m.stop();
     auto ranges = c.ranges();
     // The closed range evicted one more open start when its start arrived.
@@ -214,6 +215,7 @@ TEST(MstxMonitor, RecordsArriveInOrder) {
     ASSERT_EQ(m.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
     const size_t n = 50000;  // 2.8 MB of records
     for (size_t i = 0; i < n; ++i) mstxMarkA("ordered", nullptr);
+    m.flush_all();  // all of it, however slow the build: stop() alone waits at most its timeout
     m.stop();
     m.set_buffer_size(8);
     auto marks = c.marks();

@@ -55,6 +55,21 @@ msptiResult msptiExtActivityGetBufferLimit(size_t *maxBuffersInFlight, msptiExtB
     return MSPTI_SUCCESS;
 }
 
+msptiResult msptiExtActivityReportDiscarded(msptiActivityKind kind, uint64_t count) {
+    if (!mspti::is_valid_kind(kind))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityReportDiscarded: kind %d is not an activity kind (1..12)",
+                           static_cast<int>(kind));
+    uint64_t moved = mspti::ActivityEngine::instance().discard_delivered(kind, count);
+    if (moved != count)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityReportDiscarded: %llu records of kind %d reported, only %llu were "
+                           "delivered; counted %llu",
+                           static_cast<unsigned long long>(count), static_cast<int>(kind),
+                           static_cast<unsigned long long>(moved), static_cast<unsigned long long>(moved));
+    return MSPTI_SUCCESS;
+}
+
 msptiResult msptiExtGetVersion(uint32_t *major, uint32_t *minor, uint32_t *patch) {
     if (major != nullptr) *major = MSPTI_EXT_VERSION_MAJOR;
     if (minor != nullptr) *minor = MSPTI_EXT_VERSION_MINOR;

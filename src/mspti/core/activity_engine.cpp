@@ -1,5 +1,6 @@
 #include "core/activity_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -411,6 +412,17 @@ void ActivityEngine::stats(int kind, msptiExtActivityStats *out) {
     out->produced = produced;
     out->dropped = dropped;
     out->delivered = delivered_[kind].load(std::memory_order_relaxed);
+}
+
+uint64_t ActivityEngine::discard_delivered(int kind, uint64_t n) {
+    std::lock_guard<std::mutex> lock(consumer_mutex_);  // stats() sees both counters move together
+    uint64_t have = delivered_[kind].load(std::memory_order_relaxed);
+    uint64_t moved = 0;
+    do {
+        moved = std::min(have, n);
+    } while (!delivered_[kind].compare_exchange_weak(have, have - moved, std::memory_order_relaxed));
+    consumer_dropped_[kind].fetch_add(moved, std::memory_order_relaxed);
+    return moved;
 }
 
 // ---- worker --------------------------------------------------------------------------

@@ -60,6 +60,9 @@ public:
     void stats(int kind, msptiExtActivityStats *out);
     // The limit on buffers in flight changed: threads waiting for it look again.
     void limit_changed();
+    // The client discarded `n` delivered records of `kind` unprocessed: they move from delivered
+    // to dropped (at most as many as were delivered). Returns how many moved.
+    uint64_t discard_delivered(int kind, uint64_t n);
 
     // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
     void shutdown();
