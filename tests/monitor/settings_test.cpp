@@ -123,6 +123,9 @@ TEST(MonitorSettings, StatsCarryTheRecordsDroppedOfTheMonitorsKind) {
 TEST(MonitorSettings, SwitchingWhileRecordsStreamGivesEachRecordToExactlyOneCallback) {
     MstxCollector a, b;
     mspti::MstxMonitor m;
+    // Every record must arrive: no bound on stop() or on a switch waiting for the buffer in
+    // progress (sanitizer builds deliver slowly).
+    ASSERT_EQ(m.set_stop_timeout(-1), MsptiResult::MSPTI_SUCCESS);
     ASSERT_EQ(m.start(&a, nullptr), MsptiResult::MSPTI_SUCCESS);
     MarkProducer producer;
     for (int i = 0; i < 200; ++i) {
@@ -138,4 +141,6 @@ TEST(MonitorSettings, SwitchingWhileRecordsStreamGivesEachRecordToExactlyOneCall
     EXPECT_EQ(ids.size(), a.marks().size() + b.marks().size());  // none went to both
     EXPECT_EQ(m.stats().delivered, ids.size());
     EXPECT_EQ(ids.size(), producer.produced());  // none went to neither
+    EXPECT_EQ(m.stats().dropped, 0u);
+    ASSERT_EQ(m.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
 }
