@@ -187,7 +187,7 @@ struct RecordBatch {
 struct MonitorStats {
     uint64_t delivered = 0;        /**< Records handed to the callback (batch records included). */
     uint64_t callback_errors = 0;  /**< Callback calls that raised an exception (reported, delivery went on). */
-    uint64_t unpaired_dropped = 0; /**< MstxMonitor: range starts evicted from the bounded open-range table. */
+    uint64_t unpaired_dropped = 0; /**< MstxMonitor: range halves evicted unpaired from its bounded open-range table (kept across restarts). */
 };
 
 }  // namespace mspti

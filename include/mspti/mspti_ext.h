@@ -81,6 +81,28 @@ msptiResult msptiExtActivityGetStats(msptiActivityKind kind, msptiExtActivitySta
 msptiResult msptiExtActivityGetNumDroppedRecords(msptiActivityKind kind, uint64_t *dropped);
 
 /**
+ * @brief Counters of the table that pairs mstx range ends with their starts.
+ *
+ * The table has a fixed size. A range is forgotten when it ends, whether or not MARKER (or its
+ * domain) is enabled at that moment. A range that is never ended stays until room is needed near
+ * its slot; then the oldest open range there is evicted and counted here, and its end, if it
+ * still comes, produces no record. mstxRangeEnd() of 0, of an id never started, of a range
+ * already ended or of an evicted range produces no record.
+ */
+typedef struct {
+    uint64_t open;     /**< Ranges started and neither ended nor evicted. */
+    uint64_t evicted;  /**< Open ranges evicted to make room, since the process started. */
+    uint64_t capacity; /**< Open ranges the table can hold at most. */
+} msptiExtRangeStats;
+
+/**
+ * @brief Reads the open-range counters (scans the table: not for hot paths).
+ * @param[out] stats Receives the counters.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for NULL stats.
+ */
+msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats);
+
+/**
  * @brief Reads this library's version.
  * @param[out] major Receives MSPTI_EXT_VERSION_MAJOR (may be NULL).
  * @param[out] minor Receives MSPTI_EXT_VERSION_MINOR (may be NULL).

@@ -29,6 +29,7 @@ struct MonitorCore {
     std::shared_ptr<Counters> counters = std::make_shared<Counters>();
     std::shared_ptr<Subscription> current;  // guarded by Session's control mutex
     std::atomic<bool> running{false};
+    std::shared_ptr<OpenRangeTable> open_ranges;  // MstxMonitor: open range halves, kept across restarts
 };
 
 class Session {

@@ -2,6 +2,7 @@
 #include "common/error.h"
 #include "core/activity_engine.h"
 #include "interpose/interposition.h"
+#include "mstx/range_table.h"
 #include "mspti/mspti_ext.h"
 
 #define MSPTI_STR2(x) #x
@@ -25,6 +26,15 @@ msptiResult msptiExtActivityGetNumDroppedRecords(msptiActivityKind kind, uint64_
     msptiResult result = msptiExtActivityGetStats(kind, &stats);
     if (result == MSPTI_SUCCESS) *dropped = stats.dropped;
     return result;
+}
+
+msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats) {
+    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetRangeStats: stats is NULL");
+    mspti::mstx::RangeTableStats s = mspti::mstx::range_stats();
+    stats->open = s.open;
+    stats->evicted = s.evicted;
+    stats->capacity = s.capacity;
+    return MSPTI_SUCCESS;
 }
 
 msptiResult msptiExtGetVersion(uint32_t *major, uint32_t *minor, uint32_t *patch) {

@@ -133,9 +133,12 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
     return id;
 }
 
-void end_range(mstxRangeId id) {
+// Forgets the range whether or not its end is recorded, so that ends arriving while MARKER or
+// the domain is off cannot leave the open-range table full of dead entries.
+void end_range(mstxRangeId id, bool record) {
     void *stream = nullptr;
-    if (!range_close(id, &stream)) return;  // unknown id: no record, as msPTI
+    if (!range_close(id, &stream)) return;  // 0, unknown, already ended or evicted: no record, as msPTI
+    if (!record) return;                    // ended while not collecting: the end is not recorded
     ThreadStaging *s = engine().staging();
     if (s == nullptr) {
         engine().count_unstaged_drop(kMarker);
@@ -167,14 +170,7 @@ mstxRangeId range_start(const char *message, aclrtStream stream) {
     return start_in(kDefaultDomain, message, stream, "mstxRangeStartA");
 }
 
-void range_end(mstxRangeId id) {
-    if (!engine().enabled(kMarker)) return;
-    if (!default_domain_enabled()) {
-        range_close(id, nullptr);  // the end is dropped; forget the range so its slot is reused
-        return;
-    }
-    end_range(id);
-}
+void range_end(mstxRangeId id) { end_range(id, engine().enabled(kMarker) && default_domain_enabled()); }
 
 mstxDomainHandle_t domain_create(const char *name) { return create_domain(name); }
 
@@ -206,12 +202,13 @@ mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, a
 }
 
 void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id) {
-    if (!engine().enabled(kMarker)) return;
-    if (recording_domain(domain, "mstxDomainRangeEnd") == nullptr) {
-        if (checked(domain) != nullptr) range_close(id, nullptr);  // disabled mid-range: end dropped
+    if (!engine().enabled(kMarker)) {
+        if (checked(domain) != nullptr) end_range(id, false);
         return;
     }
-    end_range(id);
+    mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainRangeEnd");
+    // A disabled or destroyed domain drops the end (as msPTI) but still forgets the range.
+    if (d != nullptr || checked(domain) != nullptr) end_range(id, d != nullptr);
 }
 
 }  // namespace mspti::mstx
