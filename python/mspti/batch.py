@@ -6,7 +6,9 @@ monitor's kind (:data:`DTYPES`); without numpy it is a ``memoryview`` of the raw
 it is valid **only during the call**: keep ``batch.copy()`` (or ``bytes(batch)``) instead.
 
 String fields (``name``, ``type``, ``domain``, ...) hold addresses of NUL-terminated strings the
-library owns for the life of the process; :func:`resolve_string` and :func:`strings` read them.
+library owns; :func:`resolve_string` and :func:`strings` read them. A marker's ``name`` (the mstx
+message) is reclaimed once delivered, so read it **during the call**; the other strings live as
+long as the process.
 For a marker record, ``process_id``/``thread_id`` (host) and ``device_id``/``stream_id`` (device)
 overlay the same 8 bytes, as msPTI's objectId union does.
 """

@@ -1,6 +1,7 @@
 // Our extensions (mspti_ext.h).
 #include "common/error.h"
 #include "core/activity_engine.h"
+#include "core/marker_names.h"
 #include "interpose/interposition.h"
 #include "mstx/range_table.h"
 #include "mspti/mspti_ext.h"
@@ -34,6 +35,31 @@ msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats) {
     stats->open = s.open;
     stats->evicted = s.evicted;
     stats->capacity = s.capacity;
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityHoldBuffer(uint8_t *buffer) {
+    if (!mspti::ActivityEngine::instance().hold_buffer(buffer))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityHoldBuffer: %p is not the buffer of the complete callback this thread runs",
+                           static_cast<void *>(buffer));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityReleaseBuffer(uint8_t *buffer) {
+    if (!mspti::names::release_hold(buffer))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityReleaseBuffer: %p is not held",
+                           static_cast<void *>(buffer));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtMarkerGetNameStats(msptiExtNameStats *stats) {
+    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetNameStats: stats is NULL");
+    mspti::names::Stats s = mspti::names::stats();
+    stats->live = s.live;
+    stats->retired = s.retired;
+    stats->reclaimed = s.reclaimed;
+    stats->bytes = s.bytes;
     return MSPTI_SUCCESS;
 }
 

@@ -58,6 +58,10 @@ public:
     void set_flush_period(uint32_t ms);
     void stats(int kind, msptiExtActivityStats *out);
 
+    // Inside the complete callback for `buffer`: keeps the marker names its records point to
+    // valid until names::release_hold(buffer). False if not called from that callback.
+    bool hold_buffer(const uint8_t *buffer);
+
     // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
     void shutdown();
 
@@ -86,6 +90,10 @@ private:
     std::vector<ClientBuffer> take_completed();
     void deliver(std::vector<ClientBuffer> &batch);
     void worker_main();
+    // Marker names: the last buffer that may hold records drained so far (consumer lock held),
+    // and freeing the names whose buffers are all handed back (consumer lock not held).
+    uint64_t last_filled_seq() const;
+    void reclaim_names();
     void start_worker();
 
     std::atomic<bool> enabled_[kKindCount] = {};

@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "core/activity_engine.h"
 #include "core/clock.h"
-#include "core/string_table.h"
+#include "core/marker_names.h"
 #include "mstx/marker_domains.h"
 #include "mstx/range_table.h"
 
@@ -45,7 +45,9 @@ unsigned cache_index(const char *p) {
     return static_cast<unsigned>((v >> 3) ^ (v >> 9)) & (ThreadStaging::kInternCacheSize - 1);
 }
 
-// The interned copy of a message, or nullptr (with an error message) if it is invalid.
+// The interned copy of a message, or nullptr (with an error message) if it is invalid. The cache
+// entry pins it: repeated names touch no shared state; the name is reclaimed after the entry is
+// reused (or the thread's staging freed) and every record pointing to it has been delivered.
 const char *interned_message(ThreadStaging *s, const char *message, const char *api) {
     if (message == nullptr) {
         fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is NULL", api);
@@ -59,8 +61,11 @@ const char *interned_message(ThreadStaging *s, const char *message, const char *
         fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is 255 characters or longer", api);
         return nullptr;
     }
+    // Miss: pin the new name before unpinning the one it replaces (they may be the same).
+    const char *previous = entry.interned;
     entry.key = message;
-    entry.interned = intern(message, length);
+    entry.interned = names::acquire(message, length);
+    names::release(previous);
     return entry.interned;
 }
 
