@@ -112,6 +112,7 @@ msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats);
  * time. Copy it during the callback, or call this function from inside that callback: the
  * names of `buffer` then stay valid until msptiExtActivityReleaseBuffer(buffer), for a client
  * that reads its buffers later on another thread. The buffer's memory is the client's either way.
+ * While a buffer is held, names that later buffers point to are kept too: release promptly.
  *
  * @param buffer The buffer being handed back by the complete callback this thread is running.
  * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if this thread is not running the
