@@ -172,7 +172,8 @@ struct RangeMarkerData {
  * @brief A block of records of one kind, as laid out by msPTI (packed structs, see mspti_activity.h).
  *
  * A read-only view valid only during the batch callback. String fields are pointers to
- * NUL-terminated strings owned by the library, valid until the process exits.
+ * NUL-terminated strings owned by the library: a marker's name (the mstx message) is valid during
+ * the callback only (it is reclaimed once delivered); the other strings until the process exits.
  */
 struct RecordBatch {
     MsptiActivityKind kind = MsptiActivityKind::MSPTI_ACTIVITY_KIND_INVALID; /**< Kind of every record. */
