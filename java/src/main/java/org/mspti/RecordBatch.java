@@ -11,7 +11,9 @@ import java.nio.ByteOrder;
  *
  * <p>Field offsets (bytes from a record's start) are in {@link Kernel}, {@link Hccl},
  * {@link Communication} and {@link Marker}. String fields hold addresses of NUL-terminated strings
- * owned by the library for the life of the process: {@link #getString(int, int)} reads them.
+ * owned by the library: {@link #getString(int, int)} reads them. A marker's name (the mstx message)
+ * is reclaimed once delivered, so read it during the callback; the other strings live as long as
+ * the process.
  * Unsigned C fields are read with the Java type of the same width (as
  * {@link Integer#toUnsignedLong} where it matters, e.g. device and stream ids of 0xFFFFFFFF = none).
  *
