@@ -202,9 +202,11 @@ protected:
 class MstxMonitor : public Monitor {
 public:
     /**
-     * @brief Most range halves waiting for their other half, per start(). When the table is full
-     *        the oldest open half is dropped and counted in MonitorStats::unpaired_dropped, so
-     *        ranges that are never ended cannot grow memory.
+     * @brief Most range halves waiting for their other half, per monitor. Halves are kept across
+     *        stop() and start(), so a range started before a restart and ended after it is paired
+     *        (as msPTI's Python package does). When the table is full the oldest open half is
+     *        dropped and counted in MonitorStats::unpaired_dropped, so ranges that are never ended
+     *        cannot grow memory.
      */
     static constexpr size_t kMaxOpenRanges = 65536;
 

@@ -7,7 +7,9 @@ it is valid **only during the call**: used afterwards it raises ValueError (it n
 the library reuses); keep ``batch.copy()`` (or ``bytes(batch)``) made during the call instead.
 
 String fields (``name``, ``type``, ``domain``, ...) hold addresses of NUL-terminated strings the
-library owns for the life of the process; :func:`resolve_string` and :func:`strings` read them.
+library owns; :func:`resolve_string` and :func:`strings` read them. A marker's ``name`` (the mstx
+message) is reclaimed once delivered, so read it **during the call**; the other strings live as
+long as the process.
 For a marker record, ``process_id``/``thread_id`` (host) and ``device_id``/``stream_id`` (device)
 overlay the same 8 bytes, as msPTI's objectId union does.
 """

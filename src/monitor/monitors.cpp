@@ -92,11 +92,15 @@ MonitorStats Monitor::stats() const {
 
 // ---- MstxMonitor ------------------------------------------------------------------------------
 
-MstxMonitor::MstxMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_MARKER) {}
+// The range-pairing table lives as long as the monitor: the original package keeps open halves
+// across stop() and start() too, so a range open across a restart pairs after it.
+MstxMonitor::MstxMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_MARKER) {
+    core_->open_ranges = std::make_shared<detail::OpenRangeTable>(kMaxOpenRanges);
+}
 
 MsptiResult MstxMonitor::start(MarkCallback *mark, RangeCallback *range) {
     auto sub = std::make_shared<detail::MstxSubscription>(core_->name, core_->counters, mark, range, nullptr, nullptr,
-                                                          kMaxOpenRanges);
+                                                          core_->open_ranges);
     return Session::instance().start(*core_, std::move(sub));
 }
 
@@ -112,7 +116,7 @@ MsptiResult MstxMonitor::start(std::function<void(const MarkerData &)> mark,
     MarkCallback *m = owned_mark.get();
     RangeCallback *r = owned_range.get();
     auto sub = std::make_shared<detail::MstxSubscription>(core_->name, core_->counters, m, r, std::move(owned_mark),
-                                                          std::move(owned_range), kMaxOpenRanges);
+                                                          std::move(owned_range), core_->open_ranges);
     return Session::instance().start(*core_, std::move(sub));
 }
 

@@ -30,6 +30,7 @@ struct MonitorCore {
     std::shared_ptr<Subscription> current;  // guarded by Session's control mutex
     std::atomic<bool> running{false};
     uint64_t dropped_at_creation = dropped_records(kind);  // stats() reports drops since then
+    std::shared_ptr<OpenRangeTable> open_ranges;  // MstxMonitor: open range halves, kept across restarts
 };
 
 class Session {

@@ -195,16 +195,19 @@ private:
     std::unique_ptr<Callback> owned_;
 };
 
-/** Per-record subscription of MstxMonitor: marks, and ranges paired per subscription. */
+/**
+ * Per-record subscription of MstxMonitor: marks, and ranges paired in the monitor's table, which
+ * outlives the subscription so that a range open across stop() and start() pairs after the restart.
+ * The table is only used on the delivery thread.
+ */
 class MstxSubscription : public Subscription {
 public:
-    /** Open halves kept at most (oldest evicted first). */
     MstxSubscription(const char *monitor_name, std::shared_ptr<Counters> counters, MarkCallback *mark,
                      RangeCallback *range, std::unique_ptr<MarkCallback> owned_mark,
-                     std::unique_ptr<RangeCallback> owned_range, size_t capacity)
+                     std::unique_ptr<RangeCallback> owned_range, std::shared_ptr<OpenRangeTable> table)
         : Subscription(MSPTI_ACTIVITY_KIND_MARKER, monitor_name, std::move(counters), nullptr),
           mark_(mark), range_(range), owned_mark_(std::move(owned_mark)), owned_range_(std::move(owned_range)),
-          table_(capacity) {}
+          table_(std::move(table)) {}
 
     void on_marker(const MarkerData &m) {
         switch (static_cast<int>(m.flag)) {
@@ -229,7 +232,7 @@ private:
     void pair(const MarkerData &m, bool is_start) {
         if (range_ == nullptr) return;
         uint64_t evicted = 0;
-        if (table_.add(m, is_start, scratch_, evicted)) call([&] { range_->on_record(scratch_); }, 1);
+        if (table_->add(m, is_start, scratch_, evicted)) call([&] { range_->on_record(scratch_); }, 1);
         if (evicted != 0) counters().unpaired_dropped.fetch_add(evicted, std::memory_order_relaxed);
     }
 
@@ -237,7 +240,7 @@ private:
     RangeCallback *range_;
     std::unique_ptr<MarkCallback> owned_mark_;
     std::unique_ptr<RangeCallback> owned_range_;
-    OpenRangeTable table_;
+    std::shared_ptr<OpenRangeTable> table_;
     RangeMarkerData scratch_;
 };
 

@@ -2,7 +2,9 @@
 #include "common/error.h"
 #include "core/activity_engine.h"
 #include "core/buffer_limit.h"
+#include "core/marker_names.h"
 #include "interpose/interposition.h"
+#include "mstx/range_table.h"
 #include "mspti/mspti_ext.h"
 
 #define MSPTI_STR2(x) #x
@@ -67,6 +69,40 @@ msptiResult msptiExtActivityReportDiscarded(msptiActivityKind kind, uint64_t cou
                            "delivered; counted %llu",
                            static_cast<unsigned long long>(count), static_cast<int>(kind),
                            static_cast<unsigned long long>(moved), static_cast<unsigned long long>(moved));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats) {
+    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetRangeStats: stats is NULL");
+    mspti::mstx::RangeTableStats s = mspti::mstx::range_stats();
+    stats->open = s.open;
+    stats->evicted = s.evicted;
+    stats->capacity = s.capacity;
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityHoldBuffer(uint8_t *buffer) {
+    if (!mspti::ActivityEngine::instance().hold_buffer(buffer))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityHoldBuffer: %p is not the buffer of the complete callback this thread runs",
+                           static_cast<void *>(buffer));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityReleaseBuffer(uint8_t *buffer) {
+    if (!mspti::names::release_hold(buffer))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityReleaseBuffer: %p is not held",
+                           static_cast<void *>(buffer));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtMarkerGetNameStats(msptiExtNameStats *stats) {
+    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetNameStats: stats is NULL");
+    mspti::names::Stats s = mspti::names::stats();
+    stats->live = s.live;
+    stats->retired = s.retired;
+    stats->reclaimed = s.reclaimed;
+    stats->bytes = s.bytes;
     return MSPTI_SUCCESS;
 }
 

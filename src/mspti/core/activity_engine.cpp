@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "core/buffer_limit.h"
 #include "core/clock.h"
+#include "core/marker_names.h"
 
 namespace mspti {
 
@@ -20,6 +21,9 @@ namespace {
 thread_local int t_in_complete = 0;
 thread_local bool t_in_request = false;
 thread_local bool t_exited = false;  // this thread's staging was retired (it is ending)
+// The buffer whose complete callback this thread runs (for msptiExtActivityHoldBuffer).
+thread_local const uint8_t *t_completing_data = nullptr;
+thread_local uint64_t t_completing_seq = 0;
 
 // Staging ring size in records (power of two); MSPTI_STAGING_RECORDS overrides.
 uint32_t staging_capacity() {
@@ -329,7 +333,13 @@ void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
             delivered_cv_.wait(lock, [&] { return next_delivery_ == b.seq; });
         }
         ++t_in_complete;
+        const uint8_t *outer_data = t_completing_data;
+        uint64_t outer_seq = t_completing_seq;
+        t_completing_data = b.data;
+        t_completing_seq = b.seq;
         if (complete != nullptr) complete(b.data, b.size, b.valid);
+        t_completing_data = outer_data;
+        t_completing_seq = outer_seq;
         --t_in_complete;
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         in_flight_.erase(b.seq);
@@ -361,6 +371,7 @@ void ActivityEngine::flush_all() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
+            uint64_t names_ticket = names::seal();
             blocked = drain_all(lock);
             if (!blocked) {
                 if (current_.data != nullptr) retire_current();
@@ -372,6 +383,11 @@ void ActivityEngine::flush_all() {
             }
             batch = take_completed();
             last_seq = next_seq_ - 1;
+            // A drain stopped at the limit leaves records staged: their names wait for a full one.
+            if (blocked)
+                names::unseal(names_ticket);
+            else
+                names::drained(names_ticket, last_seq);
             if (blocked && batch.empty()) {
                 delivered_cv_.wait(lock, [this] { return buffer_available(); });
                 continue;
@@ -381,8 +397,31 @@ void ActivityEngine::flush_all() {
         if (!blocked) break;
     }
     if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
-    std::unique_lock<std::mutex> lock(consumer_mutex_);
-    delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
+    {
+        std::unique_lock<std::mutex> lock(consumer_mutex_);
+        delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
+    }
+    reclaim_names();
+}
+
+uint64_t ActivityEngine::last_filled_seq() const {
+    // The current buffer gets the next sequence number when it is retired.
+    return current_.data != nullptr && current_.valid > 0 ? next_seq_ : next_seq_ - 1;
+}
+
+void ActivityEngine::reclaim_names() {
+    uint64_t through;
+    {
+        std::lock_guard<std::mutex> lock(consumer_mutex_);
+        through = next_delivery_ - 1;
+    }
+    names::reclaim(through);  // frees memory: not under the consumer lock
+}
+
+bool ActivityEngine::hold_buffer(const uint8_t *buffer) {
+    if (buffer == nullptr || buffer != t_completing_data) return false;
+    names::hold(buffer, t_completing_seq);
+    return true;
 }
 
 void ActivityEngine::register_callbacks(msptiBuffersCallbackRequestFunc request,
@@ -446,15 +485,23 @@ void ActivityEngine::worker_main() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
+            // Names retired before this full drain are referenced only from buffers up to
+            // last_filled_seq() once it is done (not when it stopped at the limit).
+            uint64_t names_ticket = names::seal();
             blocked = drain_all(lock);
             // With a flush period, hand back a partly filled buffer every half period.
             if (period != 0 && Clock::now() >= next_periodic) {
                 if (current_.data != nullptr && current_.valid > 0) retire_current();
                 next_periodic = Clock::now() + std::chrono::milliseconds(period) / 2;
             }
+            if (blocked)
+                names::unseal(names_ticket);
+            else
+                names::drained(names_ticket, last_filled_seq());
             batch = take_completed();
         }
         deliver(batch);
+        reclaim_names();
         if (Clock::now() >= next_calibration)
             next_calibration = Clock::now() + std::chrono::milliseconds(clock::recalibrate());
 

@@ -64,6 +64,10 @@ public:
     // to dropped (at most as many as were delivered). Returns how many moved.
     uint64_t discard_delivered(int kind, uint64_t n);
 
+    // Inside the complete callback for `buffer`: keeps the marker names its records point to
+    // valid until names::release_hold(buffer). False if not called from that callback.
+    bool hold_buffer(const uint8_t *buffer);
+
     // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
     void shutdown();
 
@@ -97,6 +101,10 @@ private:
     std::vector<ClientBuffer> take_completed();
     void deliver(std::vector<ClientBuffer> &batch);
     void worker_main();
+    // Marker names: the last buffer that may hold records drained so far (consumer lock held),
+    // and freeing the names whose buffers are all handed back (consumer lock not held).
+    uint64_t last_filled_seq() const;
+    void reclaim_names();
     void start_worker();
 
     std::atomic<bool> enabled_[kKindCount] = {};

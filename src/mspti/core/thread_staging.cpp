@@ -1,5 +1,7 @@
 #include "core/thread_staging.h"
 
+#include "core/marker_names.h"
+
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,6 +13,10 @@ ThreadStaging::ThreadStaging(uint32_t capacity)
     tid = static_cast<pid_t>(syscall(SYS_gettid));
 }
 
-ThreadStaging::~ThreadStaging() { delete[] slots_; }
+ThreadStaging::~ThreadStaging() {
+    // Drained by now: the cached names may go once the buffers holding their records are back.
+    for (InternEntry &entry : intern_cache) names::release(entry.interned);
+    delete[] slots_;
+}
 
 }  // namespace mspti

@@ -11,8 +11,10 @@ import java.nio.ByteOrder;
  *
  * <p>Field offsets (bytes from a record's start) are in one nested class per kind ({@link Kernel},
  * {@link Marker}, ...), generated from the record schema ({@code schema/records.py}) into
- * {@link RecordBatchLayouts}. String fields hold addresses of NUL-terminated strings
- * owned by the library for the life of the process: {@link #getString(int, int)} reads them.
+ * {@link RecordBatchLayouts}. String fields hold addresses of NUL-terminated strings owned by the
+ * library: {@link #getString(int, int)} reads them. A marker's name (the mstx message) is
+ * reclaimed once delivered, so read it during the callback; the other strings live as long as the
+ * process.
  * Unsigned C fields are read with the Java type of the same width (as
  * {@link Integer#toUnsignedLong} where it matters, e.g. device and stream ids of 0xFFFFFFFF = none).
  *
