@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <chrono>
+#include <new>
 #include <cstdio>
 #include <cstdlib>
 #include <system_error>
@@ -58,7 +59,13 @@ void deliver_records(const uint8_t *first, size_t count, size_t stride,
 
 Session &Session::instance() {
     // Leaked on purpose: libmspti may call back, and the delivery thread may run, during exit.
-    static Session *session = new Session();
+    static Session *session = [] {
+        auto *s = new Session();
+        // Registered after libmspti's own handlers, so ours prepare first: start() holds control_
+        // while it calls into libmspti, and the locks are taken in that order.
+        pthread_atfork(&Session::fork_prepare, &Session::fork_parent, &Session::fork_child);
+        return s;
+    }();
     return *session;
 }
 
@@ -78,6 +85,7 @@ void Session::on_complete(uint8_t *buffer, size_t size, size_t valid) {
     Session &s = instance();
     {
         std::lock_guard<std::mutex> lock(s.mutex_);
+        if (s.restart_in_child_ && s.state_ == ThreadState::None && !s.exiting_) s.start_thread_locked();
         if (!s.exiting_ && (s.state_ == ThreadState::Running || s.state_ == ThreadState::Exiting)) {
             s.queue_.push_back(Pending{buffer, size, valid});
             ++s.enqueued_;
@@ -147,6 +155,7 @@ void Session::end_locked() {
     pool_.deactivate();
     session_up_ = false;
     std::lock_guard<std::mutex> lock(mutex_);
+    restart_in_child_ = false;
     if (state_ == ThreadState::Running) {
         state_ = ThreadState::Exiting;
         work_cv_.notify_all();
@@ -338,6 +347,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
                 left.swap(s.queue_);
                 s.processed_ = s.enqueued_;
                 s.busy_ = false;
+                s.busy_buffer_ = Pending{};
                 s.state_ = ThreadState::Exited;
                 s.done_cv_.notify_all();
             }
@@ -359,11 +369,15 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             queue_.pop_front();
             std::shared_ptr<const Registry> reg = registry_;
             busy_ = true;
+            busy_buffer_ = p;
             busy_version_ = reg->version;
             lock.unlock();
             if (hooks != nullptr) run_hook([&] { hooks->on_buffer_begin(); }, "on_buffer_begin");
             deliver_buffer(p, *reg);
             if (hooks != nullptr) run_hook([&] { hooks->on_buffer_end(); }, "on_buffer_end");
+            lock.lock();
+            busy_buffer_ = Pending{};  // ours to recycle now (a child forked from here must not)
+            lock.unlock();
             pool_.recycle(p.data, p.size);
             reg.reset();  // may destroy detached subscriptions: not under our lock
             lock.lock();
@@ -445,6 +459,57 @@ void Session::deliver_run(int kind, const uint8_t *first, size_t count, size_t s
         break;
     }
     for (const auto &s : subs) s->publish();
+}
+
+// ---- fork ------------------------------------------------------------------------------------
+
+bool Session::start_thread_locked() {
+    try {
+        thread_ = std::thread(&Session::thread_main, this, hooks_.load(std::memory_order_acquire));
+    } catch (const std::system_error &) {
+        return false;
+    }
+    state_ = ThreadState::Running;
+    restart_in_child_ = false;
+    return true;
+}
+
+void Session::fork_prepare() {
+    Session &s = instance();
+    s.control_.lock();
+    s.mutex_.lock();
+    s.pool_.lock_for_fork();
+}
+
+void Session::fork_parent() {
+    Session &s = instance();
+    s.pool_.unlock_after_fork();
+    s.mutex_.unlock();
+    s.control_.unlock();
+}
+
+void Session::fork_child() {
+    Session &s = instance();
+    s.pool_.unlock_after_fork();
+    // Only the forking thread exists here. The delivery thread is gone: forget its handle (it
+    // names a thread of the parent) and start a new one with the child's first buffer.
+    std::deque<Pending> parents;
+    parents.swap(s.queue_);
+    if (s.busy_buffer_.data != nullptr) parents.push_back(s.busy_buffer_);
+    s.busy_buffer_ = Pending{};
+    s.busy_ = false;
+    s.processed_ = s.enqueued_;
+    if (s.state_ != ThreadState::None) {
+        new (&s.thread_) std::thread();
+        s.restart_in_child_ = s.state_ == ThreadState::Running && !s.exiting_;
+        s.state_ = ThreadState::None;
+    }
+    // Waiters counted in these belong to the parent's threads.
+    new (&s.work_cv_) std::condition_variable();
+    new (&s.done_cv_) std::condition_variable();
+    s.mutex_.unlock();
+    s.control_.unlock();
+    for (const Pending &p : parents) s.pool_.recycle(p.data, p.size);
 }
 
 }  // namespace mspti::detail
