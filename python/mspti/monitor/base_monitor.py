@@ -2,6 +2,7 @@
 
 import atexit
 import logging
+import os
 import threading
 import weakref
 from typing import NamedTuple
@@ -23,6 +24,18 @@ def _release_deferred():
         return
     with _deferred_lock:
         _deferred.clear()
+
+
+def _after_fork_in_child():
+    """A forked child keeps its running monitors (see the README); only the thread that forked
+    exists there, so a lock another thread held at the fork would never be released: renew them."""
+    global _deferred_lock
+    _deferred_lock = threading.Lock()
+    for monitor in list(_running):
+        monitor._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class MonitorStats(NamedTuple):
