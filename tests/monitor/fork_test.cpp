@@ -44,6 +44,11 @@ std::string Reap(pid_t pid) {
 }  // namespace
 
 TEST(MonitorFork, ChildrenForkedWhileTheMonitorDeliversGetExactlyTheirOwnMarks) {
+#if defined(__SANITIZE_ADDRESS__)
+    // GCC 12's AddressSanitizer does not lock its allocator across fork(): a child forked while
+    // another thread is inside malloc or free hangs there (google/sanitizers#774).
+    GTEST_SKIP() << "this AddressSanitizer runtime hangs children forked mid-malloc";
+#endif
     g_pid.store(static_cast<uint32_t>(getpid()));
     mspti::MstxMonitor monitor;
     ASSERT_EQ(monitor.start(&OnMark, nullptr), mspti::MsptiResult::MSPTI_SUCCESS);

@@ -136,7 +136,17 @@ void Collect() {
 
 }  // namespace
 
+// GCC 12's AddressSanitizer does not lock its allocator across fork(): a child forked while
+// another thread is inside malloc or free hangs in the allocator, whatever libmspti does
+// (google/sanitizers#774, fixed in later runtimes). The default and TSan builds run this test.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kForkWithAllocatingThreads = false;
+#else
+constexpr bool kForkWithAllocatingThreads = true;
+#endif
+
 TEST(Fork, TwoHundredChildrenForkedWhileTwoThreadsRecordEachGetExactlyTheirOwnRecords) {
+    if (!kForkWithAllocatingThreads) GTEST_SKIP() << "this AddressSanitizer runtime hangs children forked mid-malloc";
     Collect();
     g_counts.pid.store(static_cast<uint32_t>(getpid()));
     std::atomic<bool> stop{false};

@@ -168,6 +168,14 @@ TEST(Soak, ChaosKeepsExactAccountingAndFlatMemory) {
         }
     });
 
+    // GCC 12's AddressSanitizer does not lock its allocator across fork(): a child forked while
+    // another thread is inside malloc or free hangs there (google/sanitizers#774). Under it the
+    // soak runs without forks; the default and TSan builds fork.
+#if defined(__SANITIZE_ADDRESS__)
+    const bool forks = false;
+#else
+    const bool forks = true;
+#endif
     long warm_rss = -1;
     std::vector<std::string> child_failures;
     int children = 0;
@@ -176,12 +184,14 @@ TEST(Soak, ChaosKeepsExactAccountingAndFlatMemory) {
             msptiActivityFlushAll(1);
             warm_rss = RssKb();
         }
-        pid_t pid = fork();  // forks while everything above is going on
-        ASSERT_GE(pid, 0);
-        if (pid == 0) _exit(ChildBody());
-        ++children;
-        std::string why = ReapChild(pid);
-        if (!why.empty()) child_failures.push_back(why);
+        if (forks) {
+            pid_t pid = fork();  // forks while everything above is going on
+            ASSERT_GE(pid, 0);
+            if (pid == 0) _exit(ChildBody());
+            ++children;
+            std::string why = ReapChild(pid);
+            if (!why.empty()) child_failures.push_back(why);
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     stop.store(true);
@@ -191,7 +201,7 @@ TEST(Soak, ChaosKeepsExactAccountingAndFlatMemory) {
 
     EXPECT_TRUE(child_failures.empty()) << child_failures.size() << " of " << children
                                         << " children failed; first: " << child_failures.front();
-    EXPECT_GT(children, 0);
+    EXPECT_TRUE(children > 0 || !forks);
     for (int kind = 1; kind < MSPTI_ACTIVITY_KIND_COUNT; ++kind)
         EXPECT_EQ(CheckAccounting(static_cast<msptiActivityKind>(kind)), "");
     msptiExtActivityStats s{};

@@ -407,7 +407,9 @@ void ActivityEngine::shutdown() {
 
 void ActivityEngine::fork_prepare() {
     // Neither lock is ever held while client code runs or while waiting for another lock of
-    // ours, so these waits are short.
+    // ours, so these waits are short. The ring size is settled first, so that a child never
+    // inherits its one-time initialisation half done.
+    staging_capacity();
     consumer_mutex_.lock();
     wake_mutex_.lock();
 }

@@ -200,7 +200,12 @@ uint32_t recalibrate() {
     return next_ms;
 }
 
-void fork_prepare() { g_calibrating.lock(); }
+void fork_prepare() {
+    // Constructed now if it was not: a child must not inherit its construction half done (the
+    // static's guard would then stay taken there forever).
+    state();
+    g_calibrating.lock();
+}
 
 void fork_parent() { g_calibrating.unlock(); }
 
