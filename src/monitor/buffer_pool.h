@@ -35,6 +35,10 @@ public:
     /** Buffers allocated and not freed. */
     size_t allocated() const;
 
+    /** fork(): held across the fork by the session's handlers. */
+    void lock_for_fork() { mutex_.lock(); }
+    void unlock_after_fork() { mutex_.unlock(); }
+
 private:
     mutable std::mutex mutex_;
     bool active_ = false;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <new>
 #include <cstdio>
 #include <cstdlib>
 #include <system_error>
@@ -119,7 +120,13 @@ Session::Session() : stop_timeout_ms_(stop_timeout_from_env(Monitor::kDefaultSto
 
 Session &Session::instance() {
     // Leaked on purpose: libmspti may call back, and the delivery thread may run, during exit.
-    static Session *session = new Session();
+    static Session *session = [] {
+        auto *s = new Session();
+        // Registered after libmspti's own handlers, so ours prepare first: start() holds control_
+        // while it calls into libmspti, and the locks are taken in that order.
+        pthread_atfork(&Session::fork_prepare, &Session::fork_parent, &Session::fork_child);
+        return s;
+    }();
     return *session;
 }
 
@@ -140,6 +147,7 @@ void Session::on_complete(uint8_t *buffer, size_t size, size_t valid) {
     Session &s = instance();
     {
         std::lock_guard<std::mutex> lock(s.mutex_);
+        if (s.restart_in_child_ && s.state_ == ThreadState::None && !s.exiting_) s.start_thread_locked();
         if (!s.exiting_ && (s.state_ == ThreadState::Running || s.state_ == ThreadState::Exiting)) {
             ++s.enqueued_;
             s.queue_.push_back(Pending{buffer, size, valid, s.enqueued_});
@@ -209,6 +217,7 @@ void Session::end_locked() {
     pool_.deactivate();
     session_up_ = false;
     std::lock_guard<std::mutex> lock(mutex_);
+    restart_in_child_ = false;
     if (state_ == ThreadState::Running) {
         state_ = ThreadState::Exiting;
         work_cv_.notify_all();
@@ -493,6 +502,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
                 left.swap(s.queue_);
                 s.processed_ = s.enqueued_;
                 s.busy_ = false;
+                s.busy_buffer_ = Pending{};
                 s.state_ = ThreadState::Exited;
                 s.done_cv_.notify_all();
             }
@@ -515,10 +525,14 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             queue_.pop_front();
             std::shared_ptr<const Registry> reg = registry_;
             busy_ = true;
+            busy_buffer_ = p;
             busy_version_ = reg->version;
             lock.unlock();
             if (hooks != nullptr) run_hook([&] { hooks->on_buffer_begin(); }, "on_buffer_begin");
             deliver_buffer(p, *reg);
+            lock.lock();
+            busy_buffer_ = Pending{};  // ours to recycle now (a child forked from here must not)
+            lock.unlock();
             finish_buffer(p, hooks);
             if (hooks != nullptr) run_hook([&] { hooks->on_buffer_end(); }, "on_buffer_end");
             reg.reset();  // may destroy detached subscriptions: not under our lock
@@ -639,6 +653,62 @@ uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size
     // Batch subscriptions that dropped the run: records another one took are delivered for libmspti.
     if (batch_dropped) settle(reg.batch[kind], taken ? count : out.taken);
     return out.lost;
+}
+
+// ---- fork ------------------------------------------------------------------------------------
+
+bool Session::start_thread_locked() {
+    try {
+        thread_ = std::thread(&Session::thread_main, this, hooks_.load(std::memory_order_acquire));
+    } catch (const std::system_error &) {
+        return false;
+    }
+    state_ = ThreadState::Running;
+    restart_in_child_ = false;
+    return true;
+}
+
+void Session::fork_prepare() {
+    Session &s = instance();
+    s.control_.lock();
+    s.mutex_.lock();
+    s.pool_.lock_for_fork();
+}
+
+void Session::fork_parent() {
+    Session &s = instance();
+    s.pool_.unlock_after_fork();
+    s.mutex_.unlock();
+    s.control_.unlock();
+}
+
+void Session::fork_child() {
+    Session &s = instance();
+    s.pool_.unlock_after_fork();
+    // Only the forking thread exists here. The delivery thread is gone: forget its handle (it
+    // names a thread of the parent) and start a new one with the child's first buffer.
+    std::deque<Pending> parents;
+    parents.swap(s.queue_);
+    if (s.busy_buffer_.data != nullptr) parents.push_back(s.busy_buffer_);
+    s.busy_buffer_ = Pending{};
+    s.busy_ = false;
+    // Subscriptions the parent's delivery thread was in: nobody is in them here (a stop() in the
+    // child would wait for it forever).
+    for (const auto *lists : {&s.registry_->batch, &s.registry_->record})
+        for (const SubList &list : *lists)
+            for (const auto &sub : list) sub->reset_after_fork();
+    s.processed_ = s.enqueued_;
+    if (s.state_ != ThreadState::None) {
+        new (&s.thread_) std::thread();
+        s.restart_in_child_ = s.state_ == ThreadState::Running && !s.exiting_;
+        s.state_ = ThreadState::None;
+    }
+    // Waiters counted in these belong to the parent's threads.
+    new (&s.work_cv_) std::condition_variable();
+    new (&s.done_cv_) std::condition_variable();
+    s.mutex_.unlock();
+    s.control_.unlock();
+    for (const Pending &p : parents) s.pool_.recycle(p.data, p.size);
 }
 
 }  // namespace mspti::detail

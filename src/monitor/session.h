@@ -73,6 +73,16 @@ private:
     static void on_complete(uint8_t *buffer, size_t size, size_t valid);
     static void at_process_exit();
 
+    // fork(): the parent keeps everything. The child keeps the running monitors (libmspti keeps
+    // their kinds and callbacks) and gets a delivery thread of its own, started with its first
+    // buffer; buffers queued for the parent's thread are recycled, not delivered (the parent
+    // delivers them).
+    static void fork_prepare();
+    static void fork_parent();
+    static void fork_child();
+    // mutex_ held: starts the delivery thread; false if it could not be started.
+    bool start_thread_locked();
+
     // control_ held:
     MsptiResult begin_locked(const char *who);
     MsptiResult restart_locked(MonitorCore &core, std::shared_ptr<Subscription> sub,
@@ -111,6 +121,8 @@ private:
     ThreadState state_ = ThreadState::None;
     std::thread thread_;
     bool exiting_ = false;
+    bool restart_in_child_ = false;  // forked while the session was up: start a thread on demand
+    Pending busy_buffer_{};          // the buffer being delivered while busy_
 
     std::atomic<DeliveryThreadHooks *> hooks_{nullptr};
     std::atomic<int64_t> stop_timeout_ms_{2000};

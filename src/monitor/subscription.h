@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <utility>
 
 #include "mspti/mspti_activity.h"
@@ -153,6 +154,20 @@ public:
         waiting_.store(true, std::memory_order_seq_cst);
         std::unique_lock<std::mutex> lock(idle_mutex_);
         idle_cv_.wait(lock, [&] { return !in_run_.load(std::memory_order_seq_cst); });
+    }
+
+    /**
+     * In a forked child (only the forking thread exists): the parent's delivery thread is not in
+     * this subscription's run, its uncounted records stay the parent's, and nobody waits.
+     */
+    void reset_after_fork() {
+        entered_ = false;
+        in_run_.store(false, std::memory_order_relaxed);
+        waiting_.store(false, std::memory_order_relaxed);
+        pending_ = 0;
+        unsettled_ = 0;
+        new (&idle_mutex_) std::mutex();
+        new (&idle_cv_) std::condition_variable();
     }
 
     /** Makes the counts visible to stats(). Delivery thread only. */

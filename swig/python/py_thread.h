@@ -69,6 +69,14 @@ public:
         saved_ = PyEval_SaveThread();
     }
 
+    /** In a forked child: the delivery thread of the parent is not this process's (a new one may
+     *  start there, and a thread of the child could reuse its pthread_t). */
+    void forget_thread_after_fork() {
+        running_.store(false, std::memory_order_relaxed);
+        attached_ = false;
+        holding_ = false;
+    }
+
     /** True on the delivery thread (e.g. stop() called from inside a callback). */
     bool on_delivery_thread() const {
         return running_.load(std::memory_order_acquire) &&
@@ -85,7 +93,11 @@ private:
 };
 
 inline PythonDeliveryThreadHooks &delivery_hooks() {
-    static PythonDeliveryThreadHooks *hooks = new PythonDeliveryThreadHooks;  // outlives every monitor
+    static PythonDeliveryThreadHooks *hooks = [] {
+        auto *h = new PythonDeliveryThreadHooks;  // outlives every monitor
+        pthread_atfork(nullptr, nullptr, [] { delivery_hooks().forget_thread_after_fork(); });
+        return h;
+    }();
     return *hooks;
 }
 

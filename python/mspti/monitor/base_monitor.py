@@ -3,6 +3,7 @@
 import atexit
 import logging
 import math
+import os
 import threading
 import time
 import weakref
@@ -25,6 +26,18 @@ def _release_deferred():
         return
     with _deferred_lock:
         _deferred.clear()
+
+
+def _after_fork_in_child():
+    """A forked child keeps its running monitors (see the README); only the thread that forked
+    exists there, so a lock another thread held at the fork would never be released: renew them."""
+    global _deferred_lock
+    _deferred_lock = threading.RLock()  # reentrant, as at import
+    for monitor in list(_running):
+        monitor._lock = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class MonitorStats(NamedTuple):

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <pthread.h>
 
 #include "common/error.h"
@@ -74,6 +75,7 @@ ActivityEngine &ActivityEngine::instance() {
 }
 
 ThreadStaging *ActivityEngine::register_this_thread() {
+    ensure_worker();  // a thread of a forked child may be the first to record there
     pthread_key_t key = staging_key();
     auto *s = new ThreadStaging(t_exited ? kLateStagingCapacity : staging_capacity());
     if (pthread_setspecific(key, s) != 0) {
@@ -121,6 +123,7 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
 void ActivityEngine::nudge() {
     // Dekker-style with the worker (both sides sequentially consistent): either the worker sees
     // work_pending_ before it sleeps, or we see it sleeping and wake it. No wake-up is lost.
+    ensure_worker();
     work_pending_.store(true);
     if (!worker_sleeping_.load()) return;
     std::lock_guard<std::mutex> lock(wake_mutex_);
@@ -433,6 +436,7 @@ void ActivityEngine::register_callbacks(msptiBuffersCallbackRequestFunc request,
 
 void ActivityEngine::set_flush_period(uint32_t ms) {
     flush_period_ms_.store(ms, std::memory_order_relaxed);
+    ensure_worker();
     std::lock_guard<std::mutex> lock(wake_mutex_);
     wake_pending_ = true;
     wake_cv_.notify_one();
@@ -467,11 +471,21 @@ uint64_t ActivityEngine::discard_delivered(int kind, uint64_t n) {
 // ---- worker --------------------------------------------------------------------------
 
 void ActivityEngine::start_worker() {
-    std::call_once(worker_once_, [this] {
-        worker_ = std::thread([this] { worker_main(); });
-        pthread_setname_np(worker_.native_handle(), "ActivityManager");
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    worker_wanted_.store(true, std::memory_order_relaxed);
+    start_worker_locked();
+}
+
+void ActivityEngine::start_worker_locked() {
+    if (worker_running_.load(std::memory_order_relaxed) || stopping_) return;
+    worker_done_ = false;
+    worker_ = std::thread([this] { worker_main(); });
+    pthread_setname_np(worker_.native_handle(), "ActivityManager");
+    worker_running_.store(true, std::memory_order_relaxed);
+    if (!exit_handler_) {  // inherited by forked children, so registered once
+        exit_handler_ = true;
         std::atexit([] { ActivityEngine::instance().shutdown(); });
-    });
+    }
 }
 
 void ActivityEngine::worker_main() {
@@ -548,6 +562,75 @@ void ActivityEngine::shutdown() {
     } else {
         worker_.detach();
     }
+}
+
+// ---- fork ----------------------------------------------------------------------------
+
+void ActivityEngine::fork_prepare() {
+    // Neither lock is ever held while client code runs or while waiting for another lock of
+    // ours, so these waits are short. The ring size is settled first, so that a child never
+    // inherits its one-time initialisation half done.
+    staging_capacity();
+    consumer_mutex_.lock();
+    wake_mutex_.lock();
+}
+
+void ActivityEngine::fork_parent() {
+    wake_mutex_.unlock();
+    consumer_mutex_.unlock();
+}
+
+void ActivityEngine::fork_child() {
+    // Only this thread exists now. Other threads' stagings hold the parent's records (the parent
+    // delivers them) and have no owner any more: free them. This thread's keeps its ring for the
+    // child's records.
+    ThreadStaging *own = t_staging;
+    ThreadStaging **link = &stagings_;
+    while (*link != nullptr) {
+        ThreadStaging *s = *link;
+        if (s == own) {
+            s->restart_after_fork();
+            link = &s->next;
+        } else {
+            *link = s->next;
+            delete s;
+        }
+    }
+    active_walks_ = 0;  // walks in progress at the fork (unlocked in a callback) never resume here
+    // Client buffers the parent was filling or had filled are emptied and kept for the child's
+    // records. Buffers the parent was handing back at the fork stay with the parent.
+    if (current_.data != nullptr) spare_.push_back(current_);
+    current_ = ClientBuffer{};
+    spare_.insert(spare_.end(), completed_.begin(), completed_.end());
+    completed_.clear();
+    for (ClientBuffer &b : spare_) b = ClientBuffer{b.data, b.size, 0, 0};
+    in_flight_.clear();
+    // The buffers out are the ones kept above; those the parent was handing back stay its own.
+    buffers_out_ = spare_.size();
+    wait_stalled_ = false;
+    delivered_early_.clear();
+    next_delivery_ = next_seq_;
+    // The child's statistics count the child's records only.
+    for (int k = 0; k < kKindCount; ++k) {
+        retired_produced_[k] = 0;
+        retired_dropped_[k] = 0;
+        delivered_[k].store(0, std::memory_order_relaxed);
+        consumer_dropped_[k].store(0, std::memory_order_relaxed);
+        exited_dropped_[k].store(0, std::memory_order_relaxed);
+    }
+    // The worker did not survive the fork; its handle names a thread of the parent, so it is
+    // neither joined nor detached but forgotten. A new worker starts on first need.
+    new (&worker_) std::thread();
+    worker_running_.store(false, std::memory_order_relaxed);
+    worker_done_ = false;
+    wake_pending_ = false;
+    worker_sleeping_.store(false);
+    work_pending_.store(false);
+    // Condition variables may count waiters that exist only in the parent: start them afresh.
+    new (&delivered_cv_) std::condition_variable();
+    new (&wake_cv_) std::condition_variable();
+    wake_mutex_.unlock();
+    consumer_mutex_.unlock();
 }
 
 }  // namespace mspti

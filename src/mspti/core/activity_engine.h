@@ -71,6 +71,15 @@ public:
     // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
     void shutdown();
 
+    // fork(): prepare takes the engine's locks so that no other thread is inside them at the
+    // fork; the parent releases them. In the child, the forking thread is the only one left:
+    // fork_child() drops what the parent had staged or buffered (the parent delivers it),
+    // zeroes the counters, gives the forking thread's staging the child's pid and tid, and
+    // leaves the worker to be started again on first need. Kinds and callbacks are kept.
+    void fork_prepare();
+    void fork_parent();
+    void fork_child();
+
 private:
     struct ClientBuffer {
         uint8_t *data = nullptr;
@@ -106,6 +115,12 @@ private:
     uint64_t last_filled_seq() const;
     void reclaim_names();
     void start_worker();
+    void start_worker_locked();  // wake_mutex_ held
+    void ensure_worker() {
+        if (__builtin_expect(!worker_running_.load(std::memory_order_relaxed), 0) &&
+            worker_wanted_.load(std::memory_order_relaxed))
+            start_worker();
+    }
 
     std::atomic<bool> enabled_[kKindCount] = {};
 
@@ -141,7 +156,9 @@ private:
     std::atomic<bool> work_pending_{false};  // set by producers: full buffers or a filling ring
     std::atomic<uint32_t> flush_period_ms_{0};
     std::thread worker_;
-    std::once_flag worker_once_;
+    std::atomic<bool> worker_wanted_{false};   // callbacks registered: a worker should run
+    std::atomic<bool> worker_running_{false};  // false again in a forked child
+    bool exit_handler_ = false;
 };
 
 }  // namespace mspti

@@ -118,6 +118,18 @@ void drained(uint64_t ticket, uint64_t last_seq) {
     it->second.last_seq = last_seq;
 }
 
+void fork_prepare() {
+    Shard *all = shards();
+    for (size_t i = 0; i < kShards; ++i) all[i].mutex.lock();
+    retired().mutex.lock();
+}
+
+void fork_release() {
+    retired().mutex.unlock();
+    Shard *all = shards();
+    for (size_t i = kShards; i-- > 0;) all[i].mutex.unlock();
+}
+
 void unseal(uint64_t ticket) {
     if (ticket == 0) return;
     Retired &r = retired();

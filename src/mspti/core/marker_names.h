@@ -40,6 +40,11 @@ void hold(const void *buffer, uint64_t seq);
 // Ends a hold; false if `buffer` is not held.
 bool release_hold(const void *buffer);
 
+// fork(): every lock of the name table, taken after the engine's consumer lock (the order in
+// which a staging's destructor nests them), and released in the parent or the child.
+void fork_prepare();
+void fork_release();
+
 struct Stats {
     uint64_t live;       // names pinned by some thread's cache
     uint64_t retired;    // names no longer pinned, waiting for their records to be delivered

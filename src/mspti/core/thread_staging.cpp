@@ -19,4 +19,18 @@ ThreadStaging::~ThreadStaging() {
     delete[] slots_;
 }
 
+void ThreadStaging::restart_after_fork() {
+    uint64_t quarter = nudge_mask_ + 1;
+    uint64_t index = (head_.load(std::memory_order_relaxed) / quarter + 1) * quarter - 1;
+    head_.store(index, std::memory_order_relaxed);
+    tail_.store(index, std::memory_order_relaxed);
+    cached_tail_ = index;
+    for (int k = 0; k < kKindCount; ++k) {
+        produced_[k].store(0, std::memory_order_relaxed);
+        dropped_[k].store(0, std::memory_order_relaxed);
+    }
+    pid = getpid();
+    tid = static_cast<pid_t>(syscall(SYS_gettid));
+}
+
 }  // namespace mspti
