@@ -1,6 +1,7 @@
 // Marker cost with libmspti collecting (MARKER enabled, buffers recycled by a minimal client),
 // against the baselines measured in the same run: clock_gettime and NVTX3 with no tool.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -99,6 +100,32 @@ void BM_MstxRangeStartEnd_CollectionOn(benchmark::State &state) {
     if (state.thread_index() == 0) msptiActivityFlushAll(1);
 }
 BENCHMARK(BM_MstxRangeStartEnd_CollectionOn)->Threads(1)->Threads(2)->UseRealTime()->ComputeStatistics("min", MinOf);
+
+// A new name every call, as f"step {i}": the cache misses, the name is interned and, once its
+// record is delivered, reclaimed. Baseline: formatting the name alone.
+void BM_SnprintfStepName(benchmark::State &state) {
+    char name[32];
+    uint64_t i = 0;
+    for (auto _ : state) {
+        std::snprintf(name, sizeof(name), "step %llu", static_cast<unsigned long long>(i++));
+        benchmark::DoNotOptimize(name);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SnprintfStepName)->Threads(1)->UseRealTime();
+
+void BM_MstxMarkA_NewNameEachCall_CollectionOn(benchmark::State &state) {
+    if (state.thread_index() == 0) Collect(true);
+    char name[32];
+    uint64_t i = 0;
+    for (auto _ : state) {
+        std::snprintf(name, sizeof(name), "step %llu", static_cast<unsigned long long>(i++));
+        mstxMarkA(name, nullptr);
+    }
+    state.SetItemsProcessed(state.iterations());
+    if (state.thread_index() == 0) msptiActivityFlushAll(1);
+}
+BENCHMARK(BM_MstxMarkA_NewNameEachCall_CollectionOn)->Threads(1)->Threads(2)->UseRealTime()->ComputeStatistics("min", MinOf);
 
 void BM_MstxMarkA_ToolLoadedMarkerOff(benchmark::State &state) {
     if (state.thread_index() == 0) Collect(false);

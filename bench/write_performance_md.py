@@ -90,6 +90,13 @@ def marker_section(results):
         lines.append(f"| `mstxRangeStartA`+`mstxRangeEnd`, collection on (2 records) | {fmt(range1)} | 2 × `clock_gettime` {fmt(2 * clock1 if clock1 else None)} | ≤ 80 ns | {verdict(range1 <= 80)} |")
     if off is not None:
         lines.append(f"| `mstxMarkA`, libmspti loaded, MARKER off | {fmt(off)} | | | |")
+    fresh = ns(m, "BM_MstxMarkA_NewNameEachCall_CollectionOn/real_time/threads:1")
+    fresh2 = ns(m, "BM_MstxMarkA_NewNameEachCall_CollectionOn/real_time/threads:2")
+    fmt_only = ns(m, "BM_SnprintfStepName/real_time/threads:1")
+    if fresh is not None:
+        lines.append(f"| `mstxMarkA` with a new name each call (`\"step %llu\"`, interned then reclaimed), 1 thread | {fmt(fresh)} | formatting the name alone {fmt(fmt_only)} | | |")
+    if fresh2 is not None:
+        lines.append(f"| the same, 2 threads (wall time per call) | {fmt(fresh2)} | | | |")
     if notool_mark is not None and nvtx_mark:
         lines.append(f"| `mstxMarkA`, no tool | {fmt(notool_mark)} | `nvtxMarkA` no tool {fmt(nvtx_mark)} (×{notool_mark / nvtx_mark:.2f}) | ≤ 1.5 × NVTX | {verdict(notool_mark <= 1.5 * nvtx_mark)} |")
     if notool_range is not None and nvtx_range:

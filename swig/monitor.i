@@ -29,6 +29,7 @@
 
 %ignore mspti::DeliveryThreadHooks;
 %ignore mspti::set_delivery_thread_hooks;
+%ignore mspti::free_kept_buffer;
 %ignore mspti::CallbackErrorReported;
 %ignore mspti::detail::MonitorCore;
 %ignore mspti::RecordBatch::data;

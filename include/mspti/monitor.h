@@ -76,7 +76,20 @@ public:
     virtual void on_buffer_begin() {}
     /** @brief Runs on the delivery thread after it delivered one buffer's records. Default: nothing. */
     virtual void on_buffer_end() {}
+    /**
+     * @brief Asked on the delivery thread after a buffer's records were delivered (before
+     *        on_buffer_end()): whether the binding still references the buffer's memory (a batch
+     *        view kept past its callback). If true the library neither reuses nor frees `buffer`;
+     *        the binding frees it with free_kept_buffer() once nothing references it. Default: false.
+     */
+    virtual bool keep_buffer(void *buffer) {
+        (void)buffer;
+        return false;
+    }
 };
+
+/** @brief Frees a buffer a binding kept (DeliveryThreadHooks::keep_buffer() returned true). */
+void free_kept_buffer(void *buffer);
 
 /**
  * @brief Installs the hooks (NULL removes them). Call before any monitor starts; the object must
@@ -108,14 +121,40 @@ public:
     Monitor &operator=(const Monitor &) = delete;
     virtual ~Monitor();
 
+    /** @brief Default of set_stop_timeout(): 2 seconds. */
+    static constexpr int64_t kDefaultStopTimeoutMs = 2000;
+    /** @brief Largest value set_stop_timeout() accepts: one day. */
+    static constexpr int64_t kMaxStopTimeoutMs = 86400000;
+
     /**
-     * @brief Stops collecting. Returns after every record produced before the call was delivered.
+     * @brief Stops collecting. Returns once every record produced before the call was delivered,
+     *        or once the stop timeout (set_stop_timeout()) has passed, whichever comes first.
+     *
+     * Records of this monitor still undelivered at the timeout are never handed to its callback:
+     * they are counted in MonitorStats::dropped and, with this implementation's libmspti, in its
+     * dropped counts (msptiExtActivityGetNumDroppedRecords). A callback call in progress at the
+     * timeout is waited for (a callback that never returns holds stop() too).
      *
      * Safe from any thread, from inside this monitor's callback, and when not running (then a no-op
      * returning MSPTI_SUCCESS). The callback is no longer called once stop() has returned (except,
-     * when stop() is called from inside it, for the call in progress).
+     * when stop() is called from inside it, for the call in progress; records still queued for it
+     * are then counted as dropped).
      */
     MsptiResult stop();
+
+    /**
+     * @brief Sets how long stop() waits for the records collected before it (process-wide, all
+     *        monitors; takes effect at the next stop()).
+     *
+     * The default is kDefaultStopTimeoutMs, or the environment variable MSPTI_STOP_TIMEOUT_MS
+     * (milliseconds; negative: no bound) read when the first monitor is used.
+     * @param milliseconds 0 to kMaxStopTimeoutMs, or -1 to wait until everything was delivered.
+     * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER outside -1..kMaxStopTimeoutMs.
+     */
+    MsptiResult set_stop_timeout(int64_t milliseconds);
+
+    /** @brief The current stop timeout in milliseconds (-1: no bound). */
+    int64_t stop_timeout() const;
 
     /**
      * @brief Delivers every record collected so far (of every running monitor), then returns.
@@ -163,9 +202,11 @@ protected:
 class MstxMonitor : public Monitor {
 public:
     /**
-     * @brief Most range halves waiting for their other half, per start(). When the table is full
-     *        the oldest open half is dropped and counted in MonitorStats::unpaired_dropped, so
-     *        ranges that are never ended cannot grow memory.
+     * @brief Most range halves waiting for their other half, per monitor. Halves are kept across
+     *        stop() and start(), so a range started before a restart and ended after it is paired
+     *        (as msPTI's Python package does). When the table is full the oldest open half is
+     *        dropped and counted in MonitorStats::unpaired_dropped, so ranges that are never ended
+     *        cannot grow memory.
      */
     static constexpr size_t kMaxOpenRanges = 65536;
 

@@ -22,7 +22,8 @@ namespace mspti {
  * @brief A block of records of one kind, as laid out by msPTI (packed structs, see mspti_activity.h).
  *
  * A read-only view valid only during the batch callback. String fields are pointers to
- * NUL-terminated strings owned by the library, valid until the process exits.
+ * NUL-terminated strings owned by the library: a marker's name (the mstx message) is valid during
+ * the callback only (it is reclaimed once delivered); the other strings until the process exits.
  */
 struct RecordBatch {
     MsptiActivityKind kind = MsptiActivityKind::MSPTI_ACTIVITY_KIND_INVALID; /**< Kind of every record. */
@@ -37,11 +38,16 @@ struct RecordBatch {
 struct MonitorStats {
     uint64_t delivered = 0;        /**< Records handed to the callback (batch records included). */
     uint64_t callback_errors = 0;  /**< Callback calls that raised an exception (reported, delivery went on). */
-    uint64_t unpaired_dropped = 0; /**< MstxMonitor: range starts evicted from the bounded open-range table. */
+    uint64_t unpaired_dropped = 0; /**< MstxMonitor: range halves evicted unpaired from its bounded open-range table (kept across restarts). */
     /**
-     * Records of this monitor's kind that libmspti dropped since the monitor was created (buffer
-     * declined or too small, staging full): counted per kind, so monitors of one kind share them.
-     * 0 with a libmspti.so that has no msptiExtActivityGetNumDroppedRecords.
+     * Records collected for this monitor and never handed to it. The records of its kind that
+     * libmspti dropped since the monitor was created (buffer declined or too small, staging full,
+     * and the undelivered backlog of a stop() that reached its time bound
+     * (Monitor::set_stop_timeout) or of the process exit, which monitors report to libmspti):
+     * counted per kind, so monitors of one kind share them. Plus the records this monitor left
+     * undelivered that another monitor of its kind did receive (libmspti counts those as
+     * delivered). Each record counts once. With a libmspti.so that has no
+     * msptiExtActivityGetNumDroppedRecords, only the monitor's own undelivered records.
      */
     uint64_t dropped = 0;
 };

@@ -127,6 +127,81 @@ msptiResult msptiExtActivityGetBufferLimit(size_t *maxBuffersInFlight, msptiExtB
                                            uint32_t *waitMs);
 
 /**
+ * @brief Tells the library that the client discarded `count` records of `kind` it had been handed
+ *        by the complete callback without processing them (for example a bounded shutdown that
+ *        ran out of time). They are counted as dropped instead of delivered, so that
+ *        `produced == delivered + dropped` still holds and the loss shows in
+ *        msptiExtActivityGetNumDroppedRecords().
+ * @param kind A kind in 1..12.
+ * @param count Records discarded; at most the records of `kind` delivered so far are moved.
+ * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER for a bad kind, or when `count` exceeds the
+ *         records delivered (then those are moved).
+ */
+msptiResult msptiExtActivityReportDiscarded(msptiActivityKind kind, uint64_t count);
+
+/**
+ * @brief Counters of the table that pairs mstx range ends with their starts.
+ *
+ * The table has a fixed size. A range is forgotten when it ends, whether or not MARKER (or its
+ * domain) is enabled at that moment. A range that is never ended stays until room is needed near
+ * its slot; then the oldest open range there is evicted and counted here, and its end, if it
+ * still comes, produces no record. mstxRangeEnd() of 0, of an id never started, of a range
+ * already ended or of an evicted range produces no record.
+ */
+typedef struct {
+    uint64_t open;     /**< Ranges started and neither ended nor evicted. */
+    uint64_t evicted;  /**< Open ranges evicted to make room, since the process started. */
+    uint64_t capacity; /**< Open ranges the table can hold at most. */
+} msptiExtRangeStats;
+
+/**
+ * @brief Reads the open-range counters (scans the table: not for hot paths).
+ * @param[out] stats Receives the counters.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for NULL stats.
+ */
+msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats);
+
+/**
+ * @brief Keeps the strings of a buffer's MARKER records valid after its complete callback.
+ *
+ * Lifetime of the strings that records point to: kernel, API, HCCL and communication names,
+ * and mstx domain names, stay valid until the process exits. The `name` of a MARKER record (the
+ * mstx message) is reclaimed once no undelivered record refers to it: it stays valid at least
+ * until the complete callback that hands back the record's buffer returns, then goes at any
+ * time. Copy it during the callback, or call this function from inside that callback: the
+ * names of `buffer` then stay valid until msptiExtActivityReleaseBuffer(buffer), for a client
+ * that reads its buffers later on another thread. The buffer's memory is the client's either way.
+ * While a buffer is held, names that later buffers point to are kept too: release promptly.
+ *
+ * @param buffer The buffer being handed back by the complete callback this thread is running.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if this thread is not running the
+ *         complete callback of `buffer`.
+ */
+msptiResult msptiExtActivityHoldBuffer(uint8_t *buffer);
+
+/**
+ * @brief Ends a hold taken by msptiExtActivityHoldBuffer(); the buffer's marker names may then go.
+ * @param buffer A buffer held before (holds of the same address end in the order taken).
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if `buffer` is not held.
+ */
+msptiResult msptiExtActivityReleaseBuffer(uint8_t *buffer);
+
+/** @brief Counters of the reclaimable marker names (mstx messages). */
+typedef struct {
+    uint64_t live;      /**< Names cached by a recording thread (each thread caches at most 64). */
+    uint64_t retired;   /**< Names no longer cached, kept until the buffers referring to them are handed back. */
+    uint64_t reclaimed; /**< Names freed since the process started. */
+    uint64_t bytes;     /**< Memory of live and retired names, bookkeeping included. */
+} msptiExtNameStats;
+
+/**
+ * @brief Reads the marker-name counters.
+ * @param[out] stats Receives the counters.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for NULL stats.
+ */
+msptiResult msptiExtMarkerGetNameStats(msptiExtNameStats *stats);
+
+/**
  * @brief Reads this library's version.
  * @param[out] major Receives MSPTI_EXT_VERSION_MAJOR (may be NULL).
  * @param[out] minor Receives MSPTI_EXT_VERSION_MINOR (may be NULL).

@@ -3,10 +3,13 @@
 ``monitor.start_batch(cb)`` calls ``cb(batch)`` once per block. With numpy importable, ``batch``
 is a read-only structured array viewing the library's buffer (zero-copy) with the dtype of the
 monitor's kind (:data:`DTYPES`); without numpy it is a ``memoryview`` of the raw bytes. Either way
-it is valid **only during the call**: keep ``batch.copy()`` (or ``bytes(batch)``) instead.
+it is valid **only during the call**: used afterwards it raises ValueError (it never reads memory
+the library reuses); keep ``batch.copy()`` (or ``bytes(batch)``) made during the call instead.
 
 String fields (``name``, ``type``, ``domain``, ...) hold addresses of NUL-terminated strings the
-library owns for the life of the process; :func:`resolve_string` and :func:`strings` read them.
+library owns; :func:`resolve_string` and :func:`strings` read them. A marker's ``name`` (the mstx
+message) is reclaimed once delivered, so read it **during the call**; the other strings live as
+long as the process.
 For a marker record, ``process_id``/``thread_id`` (host) and ``device_id``/``stream_id`` (device)
 overlay the same 8 bytes, as msPTI's objectId union does.
 """
@@ -16,6 +19,7 @@ import functools
 
 try:
     import numpy as _np
+    from . import _batch_lifetime
 except ImportError:  # batches are then memoryviews
     _np = None
 
@@ -55,7 +59,7 @@ def make_batch(kind, view, count):
     dtype = _DTYPE_BY_VALUE.get(kind)
     if dtype is None:
         return view
-    return _np.frombuffer(view, dtype=dtype, count=count)
+    return _batch_lifetime.batch_array(view, dtype, count)
 
 
 __all__ = ["DTYPES", *DTYPE_NAMES.values(), "LAYOUTS", "STRING_FIELDS", "resolve_string", "strings",

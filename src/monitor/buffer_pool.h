@@ -21,11 +21,23 @@ public:
     void deactivate();
     /** A buffer of the current size, or nullptr (inactive or exhausted). */
     uint8_t *acquire(size_t &size);
+    /**
+     * Inside the complete callback for `buffer`: keeps the marker names its records point to
+     * valid until recycle(buffer), since the delivery thread reads them after the callback.
+     */
+    static void hold_names(uint8_t *buffer);
     /** Takes a buffer back (keeps it for reuse while active and of the current size). */
     void recycle(uint8_t *buffer, size_t size);
 
+    /** Lets a buffer go without freeing it: its new owner frees it (std::free, free_kept_buffer()). */
+    void disown(uint8_t *buffer, size_t size);
+
     /** Buffers allocated and not freed. */
     size_t allocated() const;
+
+    /** fork(): held across the fork by the session's handlers. */
+    void lock_for_fork() { mutex_.lock(); }
+    void unlock_after_fork() { mutex_.unlock(); }
 
 private:
     mutable std::mutex mutex_;

@@ -4,6 +4,7 @@
 #include "monitor/internal.h"
 
 #pragma weak msptiExtActivityGetNumDroppedRecords
+#pragma weak msptiExtActivityReportDiscarded
 
 namespace mspti::detail {
 
@@ -13,6 +14,14 @@ uint64_t dropped_records(int kind) {
     if (msptiExtActivityGetNumDroppedRecords(static_cast<msptiActivityKind>(kind), &dropped) != MSPTI_SUCCESS)
         return 0;
     return dropped;
+}
+
+bool reports_discarded() { return &msptiExtActivityReportDiscarded != nullptr; }
+
+bool report_discarded(int kind, uint64_t count) {
+    if (!reports_discarded()) return false;
+    msptiExtActivityReportDiscarded(static_cast<msptiActivityKind>(kind), count);
+    return true;
 }
 
 }  // namespace mspti::detail

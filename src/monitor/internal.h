@@ -16,6 +16,8 @@ struct Counters {
     std::atomic<uint64_t> delivered{0};
     std::atomic<uint64_t> callback_errors{0};
     std::atomic<uint64_t> unpaired_dropped{0};
+    std::atomic<uint64_t> dropped{0};  // collected for the monitor, never handed over (stop bound, exit)
+    std::atomic<uint64_t> dropped_taken{0};  // ... of which another monitor took them (libmspti: delivered)
 };
 
 /** Sets the calling thread's last error message and returns `result`. printf-style. */
@@ -26,6 +28,16 @@ MsptiResult fail(MsptiResult result, const char *format, ...) __attribute__((for
  * or 0 where libmspti.so does not have that extension.
  */
 uint64_t dropped_records(int kind);
+
+/**
+ * Tells libmspti that `count` delivered records of `kind` were discarded unprocessed
+ * (msptiExtActivityReportDiscarded), so that its dropped count includes them. False where
+ * libmspti.so does not have that extension: then only the monitor's own stats count them.
+ */
+bool report_discarded(int kind, uint64_t count);
+
+/** Whether libmspti.so has msptiExtActivityReportDiscarded. */
+bool reports_discarded();
 
 /** Name of a result code, e.g. "MSPTI_ERROR_INVALID_PARAMETER". */
 const char *result_name(int result);

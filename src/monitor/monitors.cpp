@@ -1,4 +1,5 @@
 // The public monitor classes: argument checks, then the session does the work.
+#include <cstdlib>
 #include <memory>
 #include <utility>
 
@@ -42,6 +43,8 @@ MsptiResult start_function(detail::MonitorCore &core, std::function<void(const V
 
 void set_delivery_thread_hooks(DeliveryThreadHooks *hooks) { Session::instance().set_hooks(hooks); }
 
+void free_kept_buffer(void *buffer) { std::free(buffer); }  // the pool's buffers come from malloc
+
 // ---- Monitor --------------------------------------------------------------------------------
 
 Monitor::Monitor(MsptiActivityKind kind)
@@ -60,6 +63,12 @@ MsptiResult Monitor::set_buffer_size(int64_t megabytes) { return Session::instan
 
 bool Monitor::any_running() { return Session::instance().any_running(); }
 
+MsptiResult Monitor::set_stop_timeout(int64_t milliseconds) {
+    return Session::instance().set_stop_timeout(milliseconds);
+}
+
+int64_t Monitor::stop_timeout() const { return Session::instance().stop_timeout(); }
+
 bool Monitor::is_running() const { return core_->running.load(std::memory_order_acquire); }
 
 MonitorStats Monitor::stats() const {
@@ -67,8 +76,13 @@ MonitorStats Monitor::stats() const {
     s.delivered = core_->counters->delivered.load(std::memory_order_relaxed);
     s.callback_errors = core_->counters->callback_errors.load(std::memory_order_relaxed);
     s.unpaired_dropped = core_->counters->unpaired_dropped.load(std::memory_order_relaxed);
-    const uint64_t dropped = detail::dropped_records(core_->kind);
-    s.dropped = dropped > core_->dropped_at_creation ? dropped - core_->dropped_at_creation : 0;
+    // libmspti's drops of the kind since the monitor was created: they include the records this
+    // monitor discarded that no other monitor took (reported with msptiExtActivityReportDiscarded).
+    // Its discards of records another monitor took are delivered for libmspti: added here.
+    const uint64_t lib = detail::dropped_records(core_->kind);
+    s.dropped = lib > core_->dropped_at_creation ? lib - core_->dropped_at_creation : 0;
+    s.dropped += detail::reports_discarded() ? core_->counters->dropped_taken.load(std::memory_order_relaxed)
+                                             : core_->counters->dropped.load(std::memory_order_relaxed);
     return s;
 }
 
@@ -78,11 +92,15 @@ MonitorStats Monitor::stats() const {
 
 // ---- MstxMonitor ------------------------------------------------------------------------------
 
-MstxMonitor::MstxMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_MARKER) {}
+// The range-pairing table lives as long as the monitor: the original package keeps open halves
+// across stop() and start() too, so a range open across a restart pairs after it.
+MstxMonitor::MstxMonitor() : Monitor(MsptiActivityKind::MSPTI_ACTIVITY_KIND_MARKER) {
+    core_->open_ranges = std::make_shared<detail::OpenRangeTable>(kMaxOpenRanges);
+}
 
 MsptiResult MstxMonitor::start(MarkCallback *mark, RangeCallback *range) {
     auto sub = std::make_shared<detail::MstxSubscription>(core_->name, core_->counters, mark, range, nullptr, nullptr,
-                                                          kMaxOpenRanges);
+                                                          core_->open_ranges);
     return Session::instance().start(*core_, std::move(sub));
 }
 
@@ -98,7 +116,7 @@ MsptiResult MstxMonitor::start(std::function<void(const MarkerData &)> mark,
     MarkCallback *m = owned_mark.get();
     RangeCallback *r = owned_range.get();
     auto sub = std::make_shared<detail::MstxSubscription>(core_->name, core_->counters, m, r, std::move(owned_mark),
-                                                          std::move(owned_range), kMaxOpenRanges);
+                                                          std::move(owned_range), core_->open_ranges);
     return Session::instance().start(*core_, std::move(sub));
 }
 

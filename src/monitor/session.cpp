@@ -3,7 +3,9 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <new>
 #include <cstdio>
 #include <cstdlib>
 #include <system_error>
@@ -29,27 +31,102 @@ void run_hook(F &&f, const char *which) {
     }
 }
 
-// Converts each record of a run once and hands it to every per-record subscription of its kind.
-template <typename CRecord, typename Value, typename Callback>
-void deliver_records(const uint8_t *first, size_t count, size_t stride,
-                     const std::vector<std::shared_ptr<Subscription>> &subs) {
-    Value value;
-    for (size_t i = 0; i < count; ++i) {
-        convert(*reinterpret_cast<const CRecord *>(first + i * stride), value);
-        for (const auto &sp : subs) {
-            auto *s = static_cast<RecordSubscription<Callback> *>(sp.get());
-            if (s->detached()) continue;
-            s->count(1);
-            s->call([&] { s->callback()->on_record(value); });
-        }
+// Whether a subscription of the list may still be called.
+bool any_live(const std::vector<std::shared_ptr<Subscription>> &subs) {
+    bool live = false;
+    for (const auto &s : subs) live = s->live() || live;  // live() also leaves detached ones
+    return live;
+}
+
+// Enters every subscription of a list for one run of records, and leaves them after it (also
+// when the thread is unwound), so that a stop() waiting in wait_idle() is released.
+class RunScope {
+public:
+    explicit RunScope(const std::vector<std::shared_ptr<Subscription>> &subs) : subs_(subs) {
+        for (const auto &s : subs_) s->enter();
     }
+    ~RunScope() {
+        for (const auto &s : subs_) s->exit();
+    }
+    RunScope(const RunScope &) = delete;
+    RunScope &operator=(const RunScope &) = delete;
+
+private:
+    const std::vector<std::shared_ptr<Subscription>> &subs_;
+};
+
+// After one record (or run) some subscriptions skipped as dropped: those whose records another
+// subscription took settle them as "taken" (libmspti counts such records as delivered).
+void settle(const std::vector<std::shared_ptr<Subscription>> &subs, uint64_t taken) {
+    for (const auto &sp : subs) sp->settle(taken);
+}
+
+/** What happened to the records of one run. */
+struct RunOutcome {
+    uint64_t lost = 0;   // no subscription took them and one dropped them: reported to libmspti
+    uint64_t taken = 0;  // a per-record subscription took them
+};
+
+// Converts each record of a run once and hands it to every per-record subscription of its kind.
+// Records no subscription took (nor a batch one, `batch_taken`) while one of them dropped them
+// (a stop that ran out of time, or the process exiting) are lost: the monitor layer discarded them.
+template <typename CRecord, typename Value, typename Callback>
+RunOutcome deliver_records(const uint8_t *first, size_t count, size_t stride,
+                           const std::vector<std::shared_ptr<Subscription>> &subs, bool batch_dropped,
+                           bool batch_taken) {
+    Value value;
+    RunOutcome out;
+    for (size_t i = 0; i < count; ++i) {
+        bool took = false;
+        bool dropped = batch_dropped;
+        if (any_live(subs)) {
+            convert(*reinterpret_cast<const CRecord *>(first + i * stride), value);
+            for (const auto &sp : subs) {
+                auto *s = static_cast<RecordSubscription<Callback> *>(sp.get());
+                if (s->call([&] { s->callback()->on_record(value); }, 1)) {
+                    took = true;
+                } else {
+                    dropped = s->dropping() || dropped;
+                }
+            }
+        } else {
+            for (const auto &sp : subs) dropped = sp->skip(1) || dropped;
+        }
+        if (took) ++out.taken;
+        if (!took && !batch_taken && dropped) ++out.lost;
+        if (dropped) settle(subs, took || batch_taken ? 1 : 0);
+    }
+    return out;
+}
+
+// MSPTI_STOP_TIMEOUT_MS: how long stop() waits for the backlog (ms; negative: no bound).
+int64_t stop_timeout_from_env(int64_t fallback) {
+    const char *text = std::getenv("MSPTI_STOP_TIMEOUT_MS");
+    if (text == nullptr || *text == '\0') return fallback;
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v > Monitor::kMaxStopTimeoutMs) {
+        std::fprintf(stderr, "[mspti] MSPTI_STOP_TIMEOUT_MS=%s is not a number of milliseconds up to %lld; using %lld\n",
+                     text, static_cast<long long>(Monitor::kMaxStopTimeoutMs), static_cast<long long>(fallback));
+        return fallback;
+    }
+    return v < 0 ? -1 : static_cast<int64_t>(v);
 }
 
 }  // namespace
 
+Session::Session() : stop_timeout_ms_(stop_timeout_from_env(Monitor::kDefaultStopTimeoutMs)) {}
+
 Session &Session::instance() {
     // Leaked on purpose: libmspti may call back, and the delivery thread may run, during exit.
-    static Session *session = new Session();
+    static Session *session = [] {
+        auto *s = new Session();
+        // Registered after libmspti's own handlers, so ours prepare first: start() holds control_
+        // while it calls into libmspti, and the locks are taken in that order.
+        pthread_atfork(&Session::fork_prepare, &Session::fork_parent, &Session::fork_child);
+        return s;
+    }();
     return *session;
 }
 
@@ -66,12 +143,14 @@ void Session::on_request(uint8_t **buffer, size_t *size, size_t *max_records) {
 
 void Session::on_complete(uint8_t *buffer, size_t size, size_t valid) {
     if (buffer == nullptr) return;
+    BufferPool::hold_names(buffer);  // records are read after we return; recycle() ends the hold
     Session &s = instance();
     {
         std::lock_guard<std::mutex> lock(s.mutex_);
+        if (s.restart_in_child_ && s.state_ == ThreadState::None && !s.exiting_) s.start_thread_locked();
         if (!s.exiting_ && (s.state_ == ThreadState::Running || s.state_ == ThreadState::Exiting)) {
-            s.queue_.push_back(Pending{buffer, size, valid});
             ++s.enqueued_;
+            s.queue_.push_back(Pending{buffer, size, valid, s.enqueued_});
             s.work_cv_.notify_one();
             return;
         }
@@ -138,6 +217,7 @@ void Session::end_locked() {
     pool_.deactivate();
     session_up_ = false;
     std::lock_guard<std::mutex> lock(mutex_);
+    restart_in_child_ = false;
     if (state_ == ThreadState::Running) {
         state_ = ThreadState::Exiting;
         work_cv_.notify_all();
@@ -154,8 +234,21 @@ void Session::publish_locked(const std::shared_ptr<Subscription> &add, const Sub
         SubList &list = (remove->batch() != nullptr ? next->batch : next->record)[remove->kind()];
         for (auto it = list.begin(); it != list.end(); ++it) {
             if (it->get() == remove) {
-                list.erase(it);
+                // Still listed while buffers it abandoned are queued (see below).
+                if (remove->abandoned_through() <= processed_) list.erase(it);
                 break;
+            }
+        }
+    }
+    // Stops that ran out of time leave their subscription listed (detached) so that the rest of
+    // its backlog is counted as dropped; forget it once that backlog has gone through.
+    for (auto *lists : {&next->batch, &next->record}) {
+        for (SubList &list : *lists) {
+            for (auto it = list.begin(); it != list.end();) {
+                if ((*it)->detached() && (*it)->abandoned_through() <= processed_ && it->get() != add.get())
+                    it = list.erase(it);
+                else
+                    ++it;
             }
         }
     }
@@ -222,8 +315,14 @@ MsptiResult Session::restart_locked(MonitorCore &core, std::shared_ptr<Subscript
     control.unlock();
     // From a callback the rest of the current buffer still goes to the old subscription.
     if (!t_delivery) {
-        wait_not_using(version);
+        if (!wait_not_using(version, stop_timeout())) {
+            // The buffer in progress takes longer than a stop may wait: the old callback is not
+            // given the rest of it, and those records count as dropped (as a stop's backlog).
+            std::lock_guard<std::mutex> lock(mutex_);
+            old->abandon_through(enqueued_);
+        }
         old->detach();
+        old->wait_idle();  // one callback in progress at most
     }
     return MsptiResult::MSPTI_SUCCESS;
 }
@@ -240,29 +339,28 @@ MsptiResult Session::stop(MonitorCore &core) {
         if (--kind_users_[core.kind] == 0) msptiActivityDisable(static_cast<msptiActivityKind>(core.kind));
         --active_;
     }
-    // Everything collected so far goes to the delivery queue; wait until it has been delivered.
+    // Everything collected so far goes to the delivery queue; wait, for a bounded time, until it
+    // has been delivered. What is still queued for this monitor then is counted as dropped.
     msptiActivityFlushAll(1);
-    if (!inline_stop) {
-        uint64_t target;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            target = enqueued_;
-        }
-        wait_delivered(target);
+    uint64_t target;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        target = enqueued_;
     }
-    uint64_t version = 0;
+    sub->abandon_through(target);
+    if (!inline_stop) wait_delivered(target, stop_timeout());
     bool ended = false;
     {
         std::lock_guard<std::mutex> control(control_);
-        publish_locked(nullptr, sub.get(), &version);
         sub->detach();
+        publish_locked(nullptr, sub.get(), nullptr);
         if (active_ == 0 && session_up_) {
             end_locked();
             ended = true;
         }
     }
     if (!inline_stop) {
-        wait_not_using(version);  // a buffer in progress may still hold the old registry
+        sub->wait_idle();  // a callback in progress finishes; none starts after detach()
         if (ended) join_if_exited();
     }
     return MsptiResult::MSPTI_SUCCESS;
@@ -276,7 +374,7 @@ MsptiResult Session::flush_all() {
             std::lock_guard<std::mutex> lock(mutex_);
             target = enqueued_;
         }
-        wait_delivered(target);
+        wait_delivered(target, -1);
     }
     if (r != MSPTI_SUCCESS)
         return fail(static_cast<MsptiResult>(r), "flush_all: msptiActivityFlushAll returned %d (%s)",
@@ -306,19 +404,40 @@ MsptiResult Session::set_buffer_size(int64_t megabytes) {
     return MsptiResult::MSPTI_SUCCESS;
 }
 
-// ---- waiting for the delivery thread ------------------------------------------------------
-
-void Session::wait_delivered(uint64_t target) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_cv_.wait(lock, [&] {
-        return processed_ >= target || exiting_ ||
-               (state_ != ThreadState::Running && state_ != ThreadState::Exiting);
-    });
+MsptiResult Session::set_stop_timeout(int64_t milliseconds) {
+    if (milliseconds < -1 || milliseconds > Monitor::kMaxStopTimeoutMs)
+        return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER,
+                    "set_stop_timeout: %lld ms is outside -1..%lld (-1: no bound)", static_cast<long long>(milliseconds),
+                    static_cast<long long>(Monitor::kMaxStopTimeoutMs));
+    stop_timeout_ms_.store(milliseconds, std::memory_order_relaxed);
+    return MsptiResult::MSPTI_SUCCESS;
 }
 
-void Session::wait_not_using(uint64_t version) {
+// ---- waiting for the delivery thread ------------------------------------------------------
+
+bool Session::wait_delivered(uint64_t target, int64_t timeout_ms) {
     std::unique_lock<std::mutex> lock(mutex_);
-    done_cv_.wait(lock, [&] { return !busy_ || busy_version_ >= version || exiting_; });
+    auto done = [&] {
+        return processed_ >= target || exiting_ || (state_ != ThreadState::Running && state_ != ThreadState::Exiting);
+    };
+    if (timeout_ms < 0) {
+        done_cv_.wait(lock, done);
+        return true;
+    }
+    return done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), done);
+}
+
+bool Session::wait_not_using(uint64_t version, int64_t timeout_ms) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto done = [&] {
+        return !busy_ || busy_version_ >= version || exiting_ ||
+               (state_ != ThreadState::Running && state_ != ThreadState::Exiting);
+    };
+    if (timeout_ms < 0) {
+        done_cv_.wait(lock, done);
+        return true;
+    }
+    return done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), done);
 }
 
 void Session::join_if_exited() {
@@ -340,6 +459,7 @@ void Session::at_process_exit() {
     {
         std::unique_lock<std::mutex> lock(s.mutex_);
         s.exiting_ = true;
+        delivery_cut().store(true, std::memory_order_relaxed);  // the buffer in progress stops early
         s.work_cv_.notify_all();
         s.done_cv_.notify_all();
         if (t_delivery || s.state_ == ThreadState::None) return;  // exit() from a callback, or no thread
@@ -354,6 +474,16 @@ void Session::at_process_exit() {
 }
 
 // ---- the delivery thread --------------------------------------------------------------------
+
+void Session::finish_buffer(const Pending &p, DeliveryThreadHooks *hooks) {
+    // A binding may still reference the memory (a batch kept past its callback): then it owns it.
+    bool keep = false;
+    if (hooks != nullptr) run_hook([&] { keep = hooks->keep_buffer(p.data); }, "keep_buffer");
+    if (keep)
+        pool_.disown(p.data, p.size);
+    else
+        pool_.recycle(p.data, p.size);
+}
 
 void Session::thread_main(DeliveryThreadHooks *hooks) {
     t_delivery = true;
@@ -372,6 +502,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
                 left.swap(s.queue_);
                 s.processed_ = s.enqueued_;
                 s.busy_ = false;
+                s.busy_buffer_ = Pending{};
                 s.state_ = ThreadState::Exited;
                 s.done_cv_.notify_all();
             }
@@ -380,6 +511,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
     } unwound{*this};
 
     std::deque<Pending> left;
+    std::shared_ptr<const Registry> last;
     {
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
@@ -393,12 +525,16 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             queue_.pop_front();
             std::shared_ptr<const Registry> reg = registry_;
             busy_ = true;
+            busy_buffer_ = p;
             busy_version_ = reg->version;
             lock.unlock();
             if (hooks != nullptr) run_hook([&] { hooks->on_buffer_begin(); }, "on_buffer_begin");
             deliver_buffer(p, *reg);
+            lock.lock();
+            busy_buffer_ = Pending{};  // ours to recycle now (a child forked from here must not)
+            lock.unlock();
+            finish_buffer(p, hooks);
             if (hooks != nullptr) run_hook([&] { hooks->on_buffer_end(); }, "on_buffer_end");
-            pool_.recycle(p.data, p.size);
             reg.reset();  // may destroy detached subscriptions: not under our lock
             lock.lock();
             busy_ = false;
@@ -406,17 +542,37 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             done_cv_.notify_all();
         }
         left.swap(queue_);  // only when the process exits
+        if (left.empty()) {
+            // Decided under the same lock as leaving: a start() now sees Exited and starts a new thread.
+            state_ = ThreadState::Exited;
+            done_cv_.notify_all();
+        } else {
+            last = registry_;
+        }
+    }
+    if (!left.empty()) {
+        // The process exits: what is still queued is counted as dropped (delivery_cut() is set,
+        // so no callback runs), then nobody waits for it any more.
+        for (const Pending &p : left) {
+            deliver_buffer(p, *last);
+            pool_.recycle(p.data, p.size);
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
         processed_ += left.size();
         state_ = ThreadState::Exited;
         done_cv_.notify_all();
     }
+    last.reset();
     unwound.normal = true;
-    for (const Pending &p : left) pool_.recycle(p.data, p.size);
     if (hooks != nullptr) run_hook([&] { hooks->on_thread_end(); }, "on_thread_end");
 }
 
 void Session::deliver_buffer(const Pending &p, const Registry &reg) {
     if (p.valid == 0) return;
+    for (const auto *lists : {&reg.batch, &reg.record})
+        for (const SubList &list : *lists)
+            for (const auto &s : list) s->set_buffer(p.seq);
+    std::array<uint64_t, kKinds> discarded{};
     msptiActivity *record = nullptr;
     const uint8_t *run = nullptr;
     size_t count = 0;
@@ -429,49 +585,130 @@ void Session::deliver_buffer(const Pending &p, const Registry &reg) {
             ++count;
             continue;
         }
-        if (count != 0) deliver_run(run_kind, run, count, stride, reg);
+        if (count != 0) discarded[run_kind] += deliver_run(run_kind, run, count, stride, reg);
         run = bytes;
         count = 1;
         run_kind = kind;
         stride = record_size(kind);
     }
-    if (count != 0) deliver_run(run_kind, run, count, stride, reg);
+    if (count != 0) discarded[run_kind] += deliver_run(run_kind, run, count, stride, reg);
+    for (int k = 0; k < kKinds; ++k)
+        if (discarded[k] != 0) report_discarded(k, discarded[k]);
 }
 
-void Session::deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg) {
-    if (kind <= 0 || kind >= kKinds || stride == 0) return;
+uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg) {
+    if (kind <= 0 || kind >= kKinds || stride == 0) return 0;
+    bool taken = false;
+    bool batch_dropped = false;
     for (const auto &s : reg.batch[kind]) {
-        if (s->detached()) continue;
         RecordBatch batch;
         batch.kind = static_cast<MsptiActivityKind>(kind);
         batch.data = first;
         batch.count = count;
         batch.stride = stride;
-        s->count(count);
-        s->call([&] { s->batch()->on_batch(batch); });
+        s->enter();
+        struct Exit {
+            Subscription &s;
+            ~Exit() { s.exit(); }
+        } exit{*s};
+        if (s->call([&] { s->batch()->on_batch(batch); }, count))
+            taken = true;
+        else
+            batch_dropped = s->dropping() || batch_dropped;
         s->publish();
     }
     const SubList &subs = reg.record[kind];
-    if (subs.empty()) return;
-    switch (kind) {
-    case MSPTI_ACTIVITY_KIND_MARKER: {
-        MarkerData marker;
-        for (size_t i = 0; i < count; ++i) {
-            convert(*reinterpret_cast<const msptiActivityMarker *>(first + i * stride), marker);
-            for (const auto &sp : subs) {
-                if (sp->detached()) continue;
-                static_cast<MstxSubscription *>(sp.get())->on_marker(marker);
+    RunOutcome out;
+    if (subs.empty()) {
+        out.lost = !taken && batch_dropped ? count : 0;
+    } else {
+        RunScope run(subs);
+        if (kind == MSPTI_ACTIVITY_KIND_MARKER) {
+            MarkerData marker;
+            for (size_t i = 0; i < count; ++i) {
+                bool took = false;
+                bool dropped = batch_dropped;
+                if (any_live(subs))
+                    convert(*reinterpret_cast<const msptiActivityMarker *>(first + i * stride), marker);
+                for (const auto &sp : subs) {
+                    if (!sp->live()) {
+                        dropped = sp->skip(1) || dropped;
+                        continue;
+                    }
+                    static_cast<MstxSubscription *>(sp.get())->on_marker(marker);  // a start half waits for its end
+                    took = true;
+                }
+                if (took) ++out.taken;
+                if (!took && !taken && dropped) ++out.lost;
+                if (dropped) settle(subs, took || taken ? 1 : 0);
             }
+        } else {
+            // The kinds whose monitors deliver one record per call (generated from the schema).
+            visit_simple_kind(kind, [&]<typename CRecord, typename Value, typename Callback>() {
+                out = deliver_records<CRecord, Value, Callback>(first, count, stride, subs, batch_dropped, taken);
+            });
         }
-        break;
+        for (const auto &s : subs) s->publish();
     }
-    default:  // the kinds whose monitors deliver one record per call (generated from the schema)
-        visit_simple_kind(kind, [&]<typename CRecord, typename Value, typename Callback>() {
-            deliver_records<CRecord, Value, Callback>(first, count, stride, subs);
-        });
-        break;
+    // Batch subscriptions that dropped the run: records another one took are delivered for libmspti.
+    if (batch_dropped) settle(reg.batch[kind], taken ? count : out.taken);
+    return out.lost;
+}
+
+// ---- fork ------------------------------------------------------------------------------------
+
+bool Session::start_thread_locked() {
+    try {
+        thread_ = std::thread(&Session::thread_main, this, hooks_.load(std::memory_order_acquire));
+    } catch (const std::system_error &) {
+        return false;
     }
-    for (const auto &s : subs) s->publish();
+    state_ = ThreadState::Running;
+    restart_in_child_ = false;
+    return true;
+}
+
+void Session::fork_prepare() {
+    Session &s = instance();
+    s.control_.lock();
+    s.mutex_.lock();
+    s.pool_.lock_for_fork();
+}
+
+void Session::fork_parent() {
+    Session &s = instance();
+    s.pool_.unlock_after_fork();
+    s.mutex_.unlock();
+    s.control_.unlock();
+}
+
+void Session::fork_child() {
+    Session &s = instance();
+    s.pool_.unlock_after_fork();
+    // Only the forking thread exists here. The delivery thread is gone: forget its handle (it
+    // names a thread of the parent) and start a new one with the child's first buffer.
+    std::deque<Pending> parents;
+    parents.swap(s.queue_);
+    if (s.busy_buffer_.data != nullptr) parents.push_back(s.busy_buffer_);
+    s.busy_buffer_ = Pending{};
+    s.busy_ = false;
+    // Subscriptions the parent's delivery thread was in: nobody is in them here (a stop() in the
+    // child would wait for it forever).
+    for (const auto *lists : {&s.registry_->batch, &s.registry_->record})
+        for (const SubList &list : *lists)
+            for (const auto &sub : list) sub->reset_after_fork();
+    s.processed_ = s.enqueued_;
+    if (s.state_ != ThreadState::None) {
+        new (&s.thread_) std::thread();
+        s.restart_in_child_ = s.state_ == ThreadState::Running && !s.exiting_;
+        s.state_ = ThreadState::None;
+    }
+    // Waiters counted in these belong to the parent's threads.
+    new (&s.work_cv_) std::condition_variable();
+    new (&s.done_cv_) std::condition_variable();
+    s.mutex_.unlock();
+    s.control_.unlock();
+    for (const Pending &p : parents) s.pool_.recycle(p.data, p.size);
 }
 
 }  // namespace mspti::detail

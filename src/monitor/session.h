@@ -30,6 +30,7 @@ struct MonitorCore {
     std::shared_ptr<Subscription> current;  // guarded by Session's control mutex
     std::atomic<bool> running{false};
     uint64_t dropped_at_creation = dropped_records(kind);  // stats() reports drops since then
+    std::shared_ptr<OpenRangeTable> open_ranges;  // MstxMonitor: open range halves, kept across restarts
 };
 
 class Session {
@@ -43,6 +44,8 @@ public:
     MsptiResult flush_period(uint32_t time_ms);
     MsptiResult set_buffer_size(int64_t megabytes);
     bool any_running();
+    MsptiResult set_stop_timeout(int64_t milliseconds);
+    int64_t stop_timeout() const { return stop_timeout_ms_.load(std::memory_order_relaxed); }
     void set_hooks(DeliveryThreadHooks *hooks) { hooks_.store(hooks, std::memory_order_release); }
 
     /** Whether the calling thread is the delivery thread. */
@@ -60,14 +63,25 @@ private:
         uint8_t *data;
         size_t size;
         size_t valid;
+        uint64_t seq;  // 1 + the number of buffers enqueued before it
     };
     enum class ThreadState { None, Running, Exiting, Exited };
 
-    Session() = default;
+    Session();
 
     static void on_request(uint8_t **buffer, size_t *size, size_t *max_records);
     static void on_complete(uint8_t *buffer, size_t size, size_t valid);
     static void at_process_exit();
+
+    // fork(): the parent keeps everything. The child keeps the running monitors (libmspti keeps
+    // their kinds and callbacks) and gets a delivery thread of its own, started with its first
+    // buffer; buffers queued for the parent's thread are recycled, not delivered (the parent
+    // delivers them).
+    static void fork_prepare();
+    static void fork_parent();
+    static void fork_child();
+    // mutex_ held: starts the delivery thread; false if it could not be started.
+    bool start_thread_locked();
 
     // control_ held:
     MsptiResult begin_locked(const char *who);
@@ -76,12 +90,13 @@ private:
     void end_locked();
 
     void publish_locked(const std::shared_ptr<Subscription> &add, const Subscription *remove, uint64_t *version);
-    void wait_delivered(uint64_t target);
-    void wait_not_using(uint64_t version);
+    bool wait_delivered(uint64_t target, int64_t timeout_ms);
+    bool wait_not_using(uint64_t version, int64_t timeout_ms);
     void join_if_exited();
     void thread_main(DeliveryThreadHooks *hooks);
     void deliver_buffer(const Pending &p, const Registry &reg);
-    void deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg);
+    uint64_t deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg);
+    void finish_buffer(const Pending &p, DeliveryThreadHooks *hooks);
 
     // ---- control (start/stop bookkeeping; msPTI calls are made under it, never waits for delivery)
     std::mutex control_;
@@ -100,14 +115,17 @@ private:
     std::deque<Pending> queue_;
     uint64_t enqueued_ = 0;
     uint64_t processed_ = 0;
-    bool busy_ = false;
-    uint64_t busy_version_ = 0;
+    bool busy_ = false;             // a buffer is being delivered ...
+    uint64_t busy_version_ = 0;     // ... with this registry snapshot (start() switching waits for it)
     std::shared_ptr<const Registry> registry_ = std::make_shared<Registry>();
     ThreadState state_ = ThreadState::None;
     std::thread thread_;
     bool exiting_ = false;
+    bool restart_in_child_ = false;  // forked while the session was up: start a thread on demand
+    Pending busy_buffer_{};          // the buffer being delivered while busy_
 
     std::atomic<DeliveryThreadHooks *> hooks_{nullptr};
+    std::atomic<int64_t> stop_timeout_ms_{2000};
     BufferPool pool_;
 };
 

@@ -4,12 +4,15 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cxxabi.h>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <new>
 #include <utility>
 
 #include "mspti/mspti_activity.h"
@@ -18,6 +21,12 @@
 
 
 namespace mspti::detail {
+
+/** Set when the process exits: the delivery thread hands nothing more to callbacks. */
+inline std::atomic<bool> &delivery_cut() {
+    static std::atomic<bool> cut{false};
+    return cut;
+}
 
 class Subscription {
 public:
@@ -30,12 +39,71 @@ public:
     int kind() const { return kind_; }
     const char *name() const { return name_; }
     BatchCallback *batch() const { return batch_; }
-    bool detached() const { return detached_.load(std::memory_order_relaxed); }
-    void detach() { detached_.store(true, std::memory_order_relaxed); }
+    bool detached() const { return detached_.load(std::memory_order_seq_cst); }
+    /** No call starts after this; a call in progress may finish (wait_idle() waits for it). */
+    void detach() { detached_.store(true, std::memory_order_seq_cst); }
 
-    /** Runs one user callback: exceptions are counted and reported, never propagated. */
+    /**
+     * Records of buffers up to `seq` (the session's enqueue count) that this subscription skips
+     * once detached are counted as dropped: they were collected for it but never handed over.
+     */
+    void abandon_through(uint64_t seq) { abandoned_through_.store(seq, std::memory_order_relaxed); }
+    uint64_t abandoned_through() const { return abandoned_through_.load(std::memory_order_relaxed); }
+    /** Sequence number of the buffer being delivered. Delivery thread only. */
+    void set_buffer(uint64_t seq) { buffer_seq_ = seq; }
+
+    /**
+     * Delivery thread, before a run of records: callbacks may be called until exit(). The
+     * seq_cst store and load pair with detach() + wait_idle(): either the stopper sees the
+     * subscription entered and waits, or this sees it detached. False if detached.
+     */
+    bool enter() {
+        in_run_.store(true, std::memory_order_seq_cst);
+        entered_ = true;
+        if (detached_.load(std::memory_order_seq_cst)) {
+            exit();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Whether a callback may be called now. Once detached (or the process exits) the
+     * subscription leaves the run at once, so wait_idle() returns after one callback at most.
+     * A plain load per record: the ordering is paid once per run, in enter().
+     */
+    bool live() {
+        if (!entered_) return false;
+        if (detached_.load(std::memory_order_relaxed) || delivery_cut().load(std::memory_order_relaxed)) {
+            exit();
+            return false;
+        }
+        return true;
+    }
+
+    /** Delivery thread, after a run (or when detached): no callback until the next enter(). */
+    void exit() {
+        if (!entered_) return;
+        entered_ = false;
+        in_run_.store(false, std::memory_order_seq_cst);
+        if (waiting_.load(std::memory_order_seq_cst)) {
+            std::lock_guard<std::mutex> lock(idle_mutex_);
+            idle_cv_.notify_all();
+        }
+    }
+
+    /**
+     * Runs one user callback handing over `n` records if live(); otherwise the records count as
+     * dropped when they belong to an abandoned stretch (skip()). Exceptions are counted and
+     * reported, never propagated. Returns whether the callback ran.
+     */
     template <typename F>
-    void call(F &&f) {
+    bool call(F &&f, uint64_t n) {
+        if (!live()) {
+            skip(n);
+            return false;
+        }
+        pending_ += n;
         try {
             f();
         } catch (abi::__forced_unwind &) {
@@ -49,10 +117,59 @@ public:
             counters_->callback_errors.fetch_add(1, std::memory_order_relaxed);
             std::fprintf(stderr, "[mspti] %s callback raised an exception of unknown type\n", name_);
         }
+        return true;
     }
 
-    /** Counts `n` records handed to the callback (published by publish()). */
-    void count(uint64_t n) { pending_ += n; }
+    /**
+     * `n` records not handed over (detached, or the process exits): counted as dropped when the
+     * buffer is part of an abandoned stretch or the delivery was cut. Returns whether counted.
+     */
+    bool skip(uint64_t n) {
+        if (!dropping()) return false;
+        counters_->dropped.fetch_add(n, std::memory_order_relaxed);
+        unsettled_ += n;
+        return true;
+    }
+
+    /**
+     * Of the records skipped as dropped since the last settle(), `taken` (at most) were handed to
+     * another subscription: libmspti counts those as delivered, so stats() adds them to its
+     * per-kind count (the rest were reported to libmspti as discarded). Delivery thread only.
+     */
+    void settle(uint64_t taken) {
+        if (unsettled_ == 0) return;
+        const uint64_t n = taken < unsettled_ ? taken : unsettled_;
+        if (n != 0) counters_->dropped_taken.fetch_add(n, std::memory_order_relaxed);
+        unsettled_ = 0;
+    }
+
+    /** Whether records skipped now count as dropped (see skip()). */
+    bool dropping() const {
+        return buffer_seq_ <= abandoned_through() || delivery_cut().load(std::memory_order_relaxed);
+    }
+
+    /** Waits until the delivery thread has left this subscription's run, so that none of its
+     *  callbacks runs or starts (after detach(); not from inside one). */
+    void wait_idle() {
+        waiting_.store(true, std::memory_order_seq_cst);
+        std::unique_lock<std::mutex> lock(idle_mutex_);
+        idle_cv_.wait(lock, [&] { return !in_run_.load(std::memory_order_seq_cst); });
+    }
+
+    /**
+     * In a forked child (only the forking thread exists): the parent's delivery thread is not in
+     * this subscription's run, its uncounted records stay the parent's, and nobody waits.
+     */
+    void reset_after_fork() {
+        entered_ = false;
+        in_run_.store(false, std::memory_order_relaxed);
+        waiting_.store(false, std::memory_order_relaxed);
+        pending_ = 0;
+        unsettled_ = 0;
+        new (&idle_mutex_) std::mutex();
+        new (&idle_cv_) std::condition_variable();
+    }
+
     /** Makes the counts visible to stats(). Delivery thread only. */
     void publish() {
         if (pending_ != 0) {
@@ -68,7 +185,15 @@ private:
     std::shared_ptr<Counters> counters_;
     BatchCallback *const batch_;
     std::atomic<bool> detached_{false};
+    std::atomic<bool> in_run_{false};  // entered: a callback may run (see enter())
+    bool entered_ = false;               // delivery thread only
+    std::atomic<bool> waiting_{false};
+    std::atomic<uint64_t> abandoned_through_{0};
+    uint64_t buffer_seq_ = 0;
     uint64_t pending_ = 0;
+    uint64_t unsettled_ = 0;  // skipped as dropped, not yet settled
+    std::mutex idle_mutex_;
+    std::condition_variable idle_cv_;
 };
 
 /** Per-record subscription of KernelMonitor, HcclMonitor or CommunicationMonitor. */
@@ -85,25 +210,25 @@ private:
     std::unique_ptr<Callback> owned_;
 };
 
-/** Per-record subscription of MstxMonitor: marks, and ranges paired per subscription. */
+/**
+ * Per-record subscription of MstxMonitor: marks, and ranges paired in the monitor's table, which
+ * outlives the subscription so that a range open across stop() and start() pairs after the restart.
+ * The table is only used on the delivery thread.
+ */
 class MstxSubscription : public Subscription {
 public:
-    /** Open halves kept at most (oldest evicted first). */
     MstxSubscription(const char *monitor_name, std::shared_ptr<Counters> counters, MarkCallback *mark,
                      RangeCallback *range, std::unique_ptr<MarkCallback> owned_mark,
-                     std::unique_ptr<RangeCallback> owned_range, size_t capacity)
+                     std::unique_ptr<RangeCallback> owned_range, std::shared_ptr<OpenRangeTable> table)
         : Subscription(MSPTI_ACTIVITY_KIND_MARKER, monitor_name, std::move(counters), nullptr),
           mark_(mark), range_(range), owned_mark_(std::move(owned_mark)), owned_range_(std::move(owned_range)),
-          table_(capacity) {}
+          table_(std::move(table)) {}
 
     void on_marker(const MarkerData &m) {
         switch (static_cast<int>(m.flag)) {
         case MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS:
         case MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE:
-            if (mark_ != nullptr) {
-                count(1);
-                call([&] { mark_->on_record(m); });
-            }
+            if (mark_ != nullptr) call([&] { mark_->on_record(m); }, 1);
             return;
         case MSPTI_ACTIVITY_FLAG_MARKER_START:
         case MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE:
@@ -122,10 +247,7 @@ private:
     void pair(const MarkerData &m, bool is_start) {
         if (range_ == nullptr) return;
         uint64_t evicted = 0;
-        if (table_.add(m, is_start, scratch_, evicted)) {
-            count(1);
-            call([&] { range_->on_record(scratch_); });
-        }
+        if (table_->add(m, is_start, scratch_, evicted)) call([&] { range_->on_record(scratch_); }, 1);
         if (evicted != 0) counters().unpaired_dropped.fetch_add(evicted, std::memory_order_relaxed);
     }
 
@@ -133,7 +255,7 @@ private:
     RangeCallback *range_;
     std::unique_ptr<MarkCallback> owned_mark_;
     std::unique_ptr<RangeCallback> owned_range_;
-    OpenRangeTable table_;
+    std::shared_ptr<OpenRangeTable> table_;
     RangeMarkerData scratch_;
 };
 

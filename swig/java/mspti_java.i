@@ -21,6 +21,7 @@
 
 %{
 #include "java_glue.h"
+#include "java_batch_lifetime.h"
 %}
 
 /* The lists of generated kinds and records (schema/records.py), invoked below. */
@@ -48,6 +49,8 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %rename("%(lowercamelcase)s", %$isfunction) "";
 %rename("%(lowercamelcase)s", %$isvariable) "";
 %rename(MAX_OPEN_RANGES) mspti::MstxMonitor::kMaxOpenRanges;
+%rename(DEFAULT_STOP_TIMEOUT_MS) mspti::Monitor::kDefaultStopTimeoutMs;
+%rename(MAX_STOP_TIMEOUT_MS) mspti::Monitor::kMaxStopTimeoutMs;
 
 /* ---- records, batches, stats: hand-written Java value classes built by java_glue.h. */
 %define MSPTI_JAVA_VALUE(CTYPE, JTYPE)
@@ -80,6 +83,11 @@ MSPTI_JAVA_VALUE(CTYPE, JTYPE)
 %enddef
 MSPTI_JAVA_RECORD_VALUES
 MSPTI_JAVA_VALUE(mspti::RecordBatch, RecordBatch)
+/* A batch expires when its callback returns (java_batch_lifetime.h). */
+%typemap(directorin, descriptor="Lorg/mspti/RecordBatch;", noblock=1) const mspti::RecordBatch & {
+  $input = mspti_java::record_arg(jenv, $1, swigjobj);
+  mspti_java::BatchExpiry $1_expiry(jenv, $input);
+}
 MSPTI_JAVA_VALUE(mspti::MonitorStats, MonitorStats)
 %ignore mspti::MsptiObjectId;
 
@@ -188,9 +196,15 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   // hold the exit (then the native side gives up on the thread as well).
   private static void stopAllAtExit() {
     if (RUNNING.isEmpty() || exitingFromACallback()) return;
+    Monitor[] running = RUNNING.toArray(new Monitor[0]);
+    if (running.length == 0) return;
+    // All monitors stop within one stop timeout: the first deliver what they can, the rest drop theirs.
+    final long timeoutMs = running[0].stopTimeout();
+    final long deadline = System.nanoTime() + Math.max(0, timeoutMs) * 1_000_000L;
     Thread stopper = new Thread(() -> {
-      for (Monitor m : RUNNING.toArray(new Monitor[0])) {
+      for (Monitor m : running) {
         try {
+          if (timeoutMs >= 0) m.setStopTimeout(Math.max(0, (deadline - System.nanoTime()) / 1_000_000L));
           m.stopNative();
         } catch (Throwable t) {
           // exiting: never throw from a shutdown hook
@@ -201,7 +215,7 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
     stopper.setDaemon(true);
     stopper.start();
     try {
-      stopper.join(5000);
+      stopper.join(timeoutMs < 0 ? 0 : Math.max(5000, timeoutMs + 3000));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

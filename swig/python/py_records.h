@@ -15,6 +15,7 @@
 
 #include "mspti/monitor_types.h"
 #include "py_schema_ids.h"
+#include "py_batch_lifetime.h"
 
 namespace mspti_py {
 
@@ -120,11 +121,14 @@ inline PyObject *to_python(const mspti::RecordBatch &b) {
         PyErr_SetString(PyExc_RuntimeError, "mspti batch factory is not registered (import mspti)");
         return nullptr;
     }
-    // Zero-copy, read-only view over the library's buffer; valid only during the callback.
+    // Zero-copy, read-only view over the library's buffer; released after the callback
+    // (py_batch_lifetime.h), so the batch cannot be used once its memory is gone.
     PyObject *view = PyMemoryView_FromMemory(static_cast<char *>(const_cast<void *>(b.data)),
                                              static_cast<Py_ssize_t>(b.size_bytes()), PyBUF_READ);
     if (view == nullptr) return nullptr;
-    PyObject *batch = PyObject_CallFunction(factory, "lNn", as_long(b.kind), view, (Py_ssize_t)b.count);
+    PyObject *batch = PyObject_CallFunction(factory, "lOn", as_long(b.kind), view, (Py_ssize_t)b.count);
+    if (batch != nullptr) batch_lifetime().track(view, batch);
+    Py_DECREF(view);
     return batch;
 }
 

@@ -10,6 +10,7 @@
 #include <atomic>
 
 #include "mspti/monitor.h"
+#include "py_batch_lifetime.h"
 
 namespace mspti_py {
 
@@ -50,10 +51,30 @@ public:
         holding_ = true;
     }
 
+    // Batches of the buffer expire here; one still referenced keeps the buffer's memory.
+    bool keep_buffer(void *buffer) override {
+        BatchLifetime &batches = batch_lifetime();
+        if (batches.empty()) return false;
+        if (holding_) return batches.end_buffer(buffer);
+        if (!interpreter_alive()) return true;  // Python is gone: keep the memory, never free it
+        PyGILState_STATE gil = PyGILState_Ensure();
+        bool keep = batches.end_buffer(buffer);
+        PyGILState_Release(gil);
+        return keep;
+    }
+
     void on_buffer_end() override {
         if (!holding_) return;
         holding_ = false;
         saved_ = PyEval_SaveThread();
+    }
+
+    /** In a forked child: the delivery thread of the parent is not this process's (a new one may
+     *  start there, and a thread of the child could reuse its pthread_t). */
+    void forget_thread_after_fork() {
+        running_.store(false, std::memory_order_relaxed);
+        attached_ = false;
+        holding_ = false;
     }
 
     /** True on the delivery thread (e.g. stop() called from inside a callback). */
@@ -72,7 +93,11 @@ private:
 };
 
 inline PythonDeliveryThreadHooks &delivery_hooks() {
-    static PythonDeliveryThreadHooks *hooks = new PythonDeliveryThreadHooks;  // outlives every monitor
+    static PythonDeliveryThreadHooks *hooks = [] {
+        auto *h = new PythonDeliveryThreadHooks;  // outlives every monitor
+        pthread_atfork(nullptr, nullptr, [] { delivery_hooks().forget_thread_after_fork(); });
+        return h;
+    }();
     return *hooks;
 }
 

@@ -1,8 +1,10 @@
 // Monitor lifecycle and the delivery thread: stop and flush from callbacks and other threads,
 // exceptions, hooks, start/stop cycles, destruction, process exit.
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -23,6 +25,7 @@ TEST(MonitorLifecycle, StopFromInsideTheCallbackDoesNotWaitForItself) {
     for (int i = 0; i < 10; ++i) mstxMarkA("stop_inside", nullptr);
     EXPECT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
     EXPECT_EQ(calls.load(), 1);  // the rest of the buffer is not delivered to a stopped monitor
+    EXPECT_EQ(m.stats().dropped, 9u);  // ... and is counted: it was collected before the stop
     EXPECT_EQ(inner, MsptiResult::MSPTI_SUCCESS);
     EXPECT_FALSE(m.is_running());
     EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
@@ -33,6 +36,114 @@ TEST(MonitorLifecycle, StopFromInsideTheCallbackDoesNotWaitForItself) {
     m.stop();
     ASSERT_EQ(c.marks().size(), 1u);
     EXPECT_EQ(c.marks()[0].name, "again");
+}
+
+namespace {
+uint64_t marker_dropped() {
+    uint64_t n = 0;
+    EXPECT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_MARKER, &n), MSPTI_SUCCESS);
+    return n;
+}
+}  // namespace
+
+TEST(MonitorLifecycle, StopReturnsWithinItsTimeoutAndCountsTheBacklogAsDropped) {
+    mspti::MstxMonitor m;
+    EXPECT_EQ(m.stop_timeout(), mspti::Monitor::kDefaultStopTimeoutMs);
+    ASSERT_EQ(m.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
+    std::atomic<uint64_t> calls{0};
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &) {
+                  // A slow consumer: ~50 us a record, 100,000 records take 5 s to deliver.
+                  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+                  while (std::chrono::steady_clock::now() < until) {
+                  }
+                  calls.fetch_add(1);
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    const uint64_t dropped_before = marker_dropped();
+    for (int i = 0; i < 100000; ++i) mstxMarkA("backlog", nullptr);
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(took, 0.1 + 3.0);  // the bound, with room for a loaded machine
+    const mspti::MonitorStats s = m.stats();
+    EXPECT_EQ(s.delivered, calls.load());
+    EXPECT_EQ(s.delivered + s.dropped, 100000u);
+    EXPECT_GT(s.dropped, 0u);
+    EXPECT_EQ(marker_dropped() - dropped_before, s.dropped);  // in libmspti's counters too
+    EXPECT_EQ(m.set_stop_timeout(-2), MsptiResult::MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(m.set_stop_timeout(mspti::Monitor::kMaxStopTimeoutMs + 1), MsptiResult::MSPTI_ERROR_INVALID_PARAMETER);
+    ASSERT_EQ(m.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
+}
+
+namespace {
+// A slow consumer: ~50 us a record, so 100,000 records take 5 s to deliver.
+void slow_record() {
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+}
+}  // namespace
+
+TEST(MonitorLifecycle, DroppedCountsEachRecordOnceWhenAnotherMonitorOfTheKindTookIt) {
+    mspti::MstxMonitor slow, fast;
+    std::atomic<uint64_t> slow_calls{0}, fast_calls{0};
+    ASSERT_EQ(slow.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(slow.start([&](const mspti::MarkerData &) {
+                  slow_record();
+                  slow_calls.fetch_add(1);
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(fast.start([&](const mspti::MarkerData &) { fast_calls.fetch_add(1); }, nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    const uint64_t dropped_before = marker_dropped();
+    for (int i = 0; i < 100000; ++i) mstxMarkA("shared", nullptr);
+    EXPECT_EQ(slow.stop(), MsptiResult::MSPTI_SUCCESS);  // bounded: leaves most of its backlog
+    ASSERT_EQ(fast.set_stop_timeout(-1), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(fast.stop(), MsptiResult::MSPTI_SUCCESS);  // unbounded: gets every record
+    const mspti::MonitorStats s = slow.stats(), f = fast.stats();
+    EXPECT_EQ(f.delivered, 100000u);
+    EXPECT_EQ(f.dropped, 0u);
+    // libmspti counts every record delivered (the fast monitor took each one) ...
+    EXPECT_EQ(marker_dropped(), dropped_before);
+    // ... and the slow monitor still counts what it never received, once.
+    EXPECT_EQ(s.delivered, slow_calls.load());
+    EXPECT_GT(s.dropped, 0u);
+    EXPECT_EQ(s.delivered + s.dropped, 100000u);
+    ASSERT_EQ(fast.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
+}
+
+TEST(MonitorLifecycle, StartSwitchingCallbacksWaitsAtMostTheStopTimeout) {
+    mspti::MstxMonitor m;
+    std::atomic<uint64_t> old_calls{0}, new_calls{0};
+    ASSERT_EQ(m.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &) {
+                  slow_record();
+                  old_calls.fetch_add(1);
+              },
+                      nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    const uint64_t dropped_before = marker_dropped();
+    for (int i = 0; i < 100000; ++i) mstxMarkA("switch", nullptr);
+    EXPECT_EQ(m.flush_period(1), MsptiResult::MSPTI_SUCCESS);  // hands the buffers to the delivery thread
+    while (old_calls.load() == 0) std::this_thread::yield();   // a buffer is being delivered
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &) { new_calls.fetch_add(1); }, nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const uint64_t old_at_switch = old_calls.load();
+    EXPECT_LT(took, 0.1 + 3.0);  // not the seconds the slow callback needs for its buffer
+    ASSERT_EQ(m.set_stop_timeout(-1), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(m.flush_period(0), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(old_calls.load(), old_at_switch);  // the old callback is never called after start() returned
+    const mspti::MonitorStats s = m.stats();
+    EXPECT_EQ(s.delivered, old_calls.load() + new_calls.load());
+    EXPECT_GT(s.dropped, 0u);  // the rest of the buffer in progress was not handed to the old callback
+    EXPECT_EQ(s.delivered + s.dropped, 100000u);
+    EXPECT_EQ(marker_dropped() - dropped_before, s.dropped);  // nobody took them: libmspti counts them
+    ASSERT_EQ(m.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
 }
 
 TEST(MonitorLifecycle, StopOfAnotherMonitorFromACallback) {

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstring>
 #include <set>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -174,6 +175,7 @@ TEST(MstxMonitor, UnpairedStartsAreBoundedAndCounted) {
     ASSERT_EQ(m.enable_domain("default"), MsptiResult::MSPTI_SUCCESS);
     mstxRangeId last = mstxRangeStartA("closed", nullptr);
     mstxRangeEnd(last);
+    m.flush_all();  // all of it, however slow the build: stop() alone waits at most its timeout
     m.stop();
     auto ranges = c.ranges();
     // The closed range evicted one more open start when its start arrived.
@@ -181,6 +183,49 @@ TEST(MstxMonitor, UnpairedStartsAreBoundedAndCounted) {
     ASSERT_EQ(ranges.size(), 1u);
     EXPECT_EQ(ranges[0].id, last);
     EXPECT_EQ(ranges[0].name, "closed");
+}
+
+// As msPTI's Python package: the open half is kept across stop() and start().
+TEST(MstxMonitor, RangeOpenAcrossARestartPairsAfterIt) {
+    MstxCollector c;
+    mspti::MstxMonitor m;
+    ASSERT_EQ(m.start(&c, &c), MsptiResult::MSPTI_SUCCESS);
+    mstxRangeId straddling = mstxRangeStartA("straddling", nullptr);
+    ASSERT_NE(straddling, 0u);
+    ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(m.start(&c, &c), MsptiResult::MSPTI_SUCCESS);
+    mstxRangeEnd(straddling);
+    ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    auto ranges = c.ranges();
+    ASSERT_EQ(ranges.size(), 1u);
+    EXPECT_EQ(ranges[0].id, straddling);
+    EXPECT_EQ(ranges[0].name, "straddling");
+    EXPECT_LE(ranges[0].start, ranges[0].end);
+    EXPECT_EQ(m.stats().unpaired_dropped, 0u);
+}
+
+// Ranges still open at stop() and ended while stopped: their ends are not recorded, but they
+// neither fill libmspti's table nor lose later ranges; their starts are evicted and counted.
+TEST(MstxMonitor, RangesEndedWhileStoppedDoNotLoseLaterRanges) {
+    MstxCollector c;
+    mspti::MstxMonitor m;
+    constexpr size_t kWindows = 70, kOpenPerWindow = 1000, kLater = 1000;
+    std::vector<mstxRangeId> open;
+    for (size_t w = 0; w < kWindows; ++w) {
+        ASSERT_EQ(m.start(&c, &c), MsptiResult::MSPTI_SUCCESS);
+        open.clear();
+        for (size_t i = 0; i < kOpenPerWindow; ++i) open.push_back(mstxRangeStartA("window", nullptr));
+        ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+        for (mstxRangeId id : open) mstxRangeEnd(id);
+    }
+    ASSERT_EQ(m.start(&c, &c), MsptiResult::MSPTI_SUCCESS);
+    for (size_t i = 0; i < kLater; ++i) mstxRangeEnd(mstxRangeStartA("later", nullptr));
+    ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    auto ranges = c.ranges();
+    ASSERT_EQ(ranges.size(), kLater);
+    for (const auto &r : ranges) EXPECT_EQ(r.name, "later");
+    // The window starts wait in the monitor's table; the first later start evicted one more.
+    EXPECT_EQ(m.stats().unpaired_dropped, kWindows * kOpenPerWindow + 1 - mspti::MstxMonitor::kMaxOpenRanges);
 }
 
 TEST(MstxMonitor, TwoMonitorsOfOneKindEachGetEveryRecord) {
@@ -214,6 +259,7 @@ TEST(MstxMonitor, RecordsArriveInOrder) {
     ASSERT_EQ(m.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
     const size_t n = 50000;  // 2.8 MB of records
     for (size_t i = 0; i < n; ++i) mstxMarkA("ordered", nullptr);
+    m.flush_all();  // all of it, however slow the build: stop() alone waits at most its timeout
     m.stop();
     m.set_buffer_size(8);
     auto marks = c.marks();

@@ -140,6 +140,30 @@ TEST_F(VnpuMonitor, ApiRecordsCarryTheCallerAndJoinTheKernelsTheyLaunched) {
     EXPECT_EQ(api_monitor.stats().delivered, static_cast<uint64_t>(kCalls));
 }
 
+// A generated monitor (ApiMonitor: delivered through the schema's per-kind dispatch) counts the
+// records a stop() left undelivered, in its stats and in libmspti's dropped count.
+TEST_F(VnpuMonitor, ApiRecordsAStopLeftUndeliveredAreCountedAsDropped) {
+    mspti::ApiMonitor m;
+    int calls = 0;
+    ASSERT_EQ(m.start([&](const mspti::ApiData &) {
+        if (++calls == 1) m.stop();  // from inside the callback: the rest of the buffer is left
+    }),
+              MsptiResult::MSPTI_SUCCESS);
+    uint64_t before = 0;
+    ASSERT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_API, &before), MSPTI_SUCCESS);
+    constexpr int kCalls = 10;
+    for (int i = 0; i < kCalls; ++i) Add();
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+    ASSERT_EQ(mspti::Monitor::flush_all(), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(calls, 1);
+    EXPECT_FALSE(m.is_running());
+    EXPECT_EQ(m.stats().delivered, 1u);
+    EXPECT_EQ(m.stats().dropped, static_cast<uint64_t>(kCalls - 1));
+    uint64_t after = 0;
+    ASSERT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_API, &after), MSPTI_SUCCESS);
+    EXPECT_EQ(after - before, static_cast<uint64_t>(kCalls - 1));
+}
+
 TEST_F(VnpuMonitor, RangeOnAStreamGivesAHostAndADeviceRange) {
     MstxCollector c;
     mspti::MstxMonitor m;

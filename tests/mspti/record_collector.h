@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "mspti/mspti.h"
@@ -97,9 +99,22 @@ private:
         if (result != MSPTI_ERROR_MAX_LIMIT_REACHED) self.walk_errors_.fetch_add(1);
         {
             std::lock_guard<std::mutex> lock(self.mutex_);
+            for (CopiedRecord &copy : local)
+                if (copy.kind == MSPTI_ACTIVITY_KIND_MARKER) self.keep_marker_strings(copy);
             self.records_.insert(self.records_.end(), local.begin(), local.end());
         }
         std::free(buffer);
+    }
+
+    // A marker's name is valid only until the complete callback returns (mspti_ext.h): the copy
+    // points to strings of ours instead. Other kinds' strings live as long as the process.
+    void keep_marker_strings(CopiedRecord &copy) {
+        msptiActivityMarker m;
+        std::memcpy(&m, copy.bytes.data(), sizeof(m));
+        const char *name = m.name, *domain = m.domain;  // packed fields: no references to them
+        if (name != nullptr) m.name = strings_.emplace_back(name).c_str();
+        if (domain != nullptr) m.domain = strings_.emplace_back(domain).c_str();
+        std::memcpy(copy.bytes.data(), &m, sizeof(m));
     }
 
     std::atomic<size_t> buffer_bytes_{1 << 20};
@@ -109,6 +124,7 @@ private:
     std::atomic<uint64_t> walk_errors_{0};
     std::mutex mutex_;
     std::vector<CopiedRecord> records_;
+    std::deque<std::string> strings_;  // stable addresses
 };
 
 }  // namespace mspti_test

@@ -105,6 +105,26 @@ def test_api_records_carry_the_caller_and_join_the_kernels_they_launched():
     assert ApiData.CORRELATION_ID == "correlationId" and ApiData.PROCESS_ID == "processId"
 
 
+def test_batches_of_the_generated_monitors_expire_with_their_callback():
+    kept, dtypes = [], []
+
+    def keep(b):
+        kept.append(b)
+        dtypes.append(b.dtype)
+
+    a, k = ApiMonitor(), KernelMonitor()
+    assert a.start_batch(keep) == OK and k.start_batch(keep) == OK
+    x = vnpu.ones(4, 4).npu()
+    y = x * x
+    vnpu.synchronize()
+    a.stop(), k.stop()
+    assert np.allclose(y.numpy(), 1.0)
+    assert set(dtypes) == {batch.API_DTYPE, batch.KERNEL_DTYPE}
+    for b in kept:  # used after the callback: an error, never the library's reused memory
+        with pytest.raises(ValueError, match="after its callback returned"):
+            b["correlation_id"].tolist()
+
+
 def test_record_fields_are_documented_with_units():
     assert "ns since the Unix epoch" in KernelData.start.__doc__
     assert "GB/s" in HcclData.bandwidth.__doc__

@@ -138,7 +138,7 @@ COLLECTIVES = textwrap.dedent("""
     dist.destroy_process_group()
     out = {"rank": r,
            "hccl": [[d.name, d.device_id, d.bandwidth, d.comm_name] for d in hccl],
-           "comm": [[d.name, d.alg_type, d.count, int(d.data_type), d.device_id] for d in comm],
+           "comm": [[d.name, d.alg_type, d.count, d.data_type.value, d.device_id] for d in comm],
            "hccl_batch": hb, "comm_batch": cb}
     os.write(1, (json.dumps(out) + "\\n").encode())
 """)

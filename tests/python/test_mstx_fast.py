@@ -7,7 +7,7 @@ import tracemalloc
 
 import pytest
 
-from mspti import MstxMonitor, mstx
+from mspti import MsptiResult, MstxMonitor, mstx
 
 from conftest import run_code
 
@@ -17,7 +17,7 @@ def collected():
     """Marks and ranges recorded while the test runs, delivered at the end of the test."""
     marks, ranges = [], []
     m = MstxMonitor()
-    assert m.start(marks.append, ranges.append) == 0
+    assert m.start(marks.append, ranges.append) == MsptiResult.MSPTI_SUCCESS
     yield marks, ranges
     m.stop()
 

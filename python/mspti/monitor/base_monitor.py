@@ -2,7 +2,10 @@
 
 import atexit
 import logging
+import math
+import os
 import threading
+import time
 import weakref
 from typing import NamedTuple
 
@@ -13,7 +16,7 @@ from ._adapters import FunctionBatchCallback, as_director
 logger = logging.getLogger("mspti")
 
 _running = weakref.WeakSet()  # monitors to stop at interpreter exit
-_deferred_lock = threading.Lock()
+_deferred_lock = threading.RLock()  # reentrant: stop() may run in a signal handler that interrupted a holder
 _deferred = []  # callbacks released by a stop() inside a callback; dropped off the delivery thread
 
 
@@ -25,12 +28,28 @@ def _release_deferred():
         _deferred.clear()
 
 
+def _after_fork_in_child():
+    """A forked child keeps its running monitors (see the README); only the thread that forked
+    exists there, so a lock another thread held at the fork would never be released: renew them."""
+    global _deferred_lock
+    _deferred_lock = threading.RLock()  # reentrant, as at import
+    for monitor in list(_running):
+        monitor._lock = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class MonitorStats(NamedTuple):
     """Counters of one monitor since it was created."""
     delivered: int  #: records handed to the callback (batch records included)
     callback_errors: int  #: callback calls that raised (reported; delivery went on)
     unpaired_dropped: int  #: MstxMonitor: open range halves evicted from its bounded table
-    dropped: int = 0  #: records of this monitor's kind libmspti dropped (buffer declined or full)
+    #: records collected for the monitor, never handed to it: its kind's drops in libmspti since the
+    #: monitor was created (buffer declined or full, the backlog of a stop() that reached its time
+    #: bound -- see :meth:`BaseMonitor.set_stop_timeout` -- or of the exit), plus those it left that
+    #: another monitor of its kind received; each record counts once
+    dropped: int = 0
 
 
 _MAX_FLUSH_PERIOD_MS = 2**32 - 1
@@ -53,7 +72,7 @@ class BaseMonitor:
     def __init__(self):
         self._native = self._NATIVE()
         self._callbacks = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # reentrant: see _deferred_lock
 
     # ----- lifecycle --------------------------------------------------------------------------
     def _invalid(self, what):
@@ -93,9 +112,12 @@ class BaseMonitor:
         return self._start_with("start_batch", (director,), lambda: self._native.start_batch(director))
 
     def stop(self):
-        """Stops collecting; returns once every record collected so far was delivered.
+        """Stops collecting; returns once every record collected so far was delivered, or once the
+        stop timeout (:meth:`set_stop_timeout`, default 2 s) has passed. Records left undelivered
+        then are counted in ``stats().dropped``.
 
-        Safe from any thread and from inside a callback; a no-op (SUCCESS) when not running.
+        Safe from any thread, from a signal handler and from inside a callback; a no-op (SUCCESS)
+        when not running.
         """
         result = self._result("stop", self._native.stop())
         self._drop_callbacks()
@@ -124,8 +146,25 @@ class BaseMonitor:
 
         Process-wide: ``KernelMonitor.flush_all()`` or ``monitor.flush_all()``. From inside a
         callback it returns at once; the records follow once the callback has returned.
+        On the main thread the wait can be interrupted: Ctrl-C raises KeyboardInterrupt at once
+        and signal handlers run (delivery goes on in the background), however large the backlog.
         """
-        return BaseMonitor._result(cls, "flush_all", native.Monitor.flush_all())
+        if threading.current_thread() is not threading.main_thread() or native.on_delivery_thread():
+            return BaseMonitor._result(cls, "flush_all", native.Monitor.flush_all())
+        # The native wait cannot run Python's signal handlers: wait for it on another thread, in
+        # an interruptible Event.wait() here.
+        done = threading.Event()
+        out = []
+
+        def flush():
+            try:
+                out.append(native.Monitor.flush_all())
+            finally:
+                done.set()
+
+        threading.Thread(target=flush, name="mspti-flush", daemon=True).start()
+        done.wait()
+        return BaseMonitor._result(cls, "flush_all", out[0])
 
     @classmethod
     def flush_period(cls, time_ms):
@@ -161,6 +200,24 @@ class BaseMonitor:
             logger.warning("%s.set_buffer_size: monitors are running; %d MB applies when collection next starts",
                            _name_of(cls), size)
         return result
+
+    def set_stop_timeout(self, seconds):
+        """Sets how long :meth:`stop` (and the stop at interpreter exit) waits for the records
+        collected before it, in seconds (int or float, up to one day); None waits without bound.
+        Process-wide. Default 2 s, or ``MSPTI_STOP_TIMEOUT_MS`` (milliseconds) from the environment.
+        """
+        if seconds is None:
+            return self._result("set_stop_timeout", self._native.set_stop_timeout(-1))
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            return self._invalid(f"set_stop_timeout: seconds must be a number or None, not {type(seconds).__name__}")
+        if not 0 <= seconds <= _MAX_STOP_TIMEOUT_S or math.isnan(seconds):
+            return self._invalid(f"set_stop_timeout: seconds must be in 0..{_MAX_STOP_TIMEOUT_S}, not {seconds}")
+        return self._result("set_stop_timeout", self._native.set_stop_timeout(int(round(seconds * 1000))))
+
+    def get_stop_timeout(self):
+        """The stop timeout in seconds (None: no bound)."""
+        ms = self._native.stop_timeout()
+        return None if ms < 0 else ms / 1000
 
     # ----- state ------------------------------------------------------------------------------
     def is_running(self):
@@ -204,13 +261,28 @@ class SingleCallbackMonitor(BaseMonitor):
         return self._start_with("start", (director,), lambda: self._native.start(director))
 
 
+_MAX_STOP_TIMEOUT_S = native.Monitor.kMaxStopTimeoutMs // 1000
+
+
 @atexit.register
 def _stop_all():
-    """Stops monitors still running at interpreter exit (before the interpreter goes away)."""
-    for monitor in list(_running):
-        try:
-            monitor.stop()
-        except Exception:  # exiting: never raise from here
-            logger.exception("stopping %r at exit failed", monitor)
+    """Stops monitors still running at interpreter exit (before the interpreter goes away), all
+    within one stop timeout: the first stops deliver what they can, the rest drop theirs."""
+    monitors = list(_running)
+    if not monitors:
+        return
+    timeout_ms = monitors[0]._native.stop_timeout()
+    deadline = None if timeout_ms < 0 else time.monotonic() + timeout_ms / 1000
+    try:
+        for monitor in monitors:
+            if deadline is not None:
+                left_ms = max(0, int((deadline - time.monotonic()) * 1000))
+                monitor._native.set_stop_timeout(left_ms)
+            try:
+                monitor.stop()
+            except Exception:  # exiting: never raise from here
+                logger.exception("stopping %r at exit failed", monitor)
+    finally:
+        monitors[0]._native.set_stop_timeout(timeout_ms)
     with _deferred_lock:
         _deferred.clear()

@@ -2,7 +2,9 @@
 #include "common/error.h"
 #include "core/activity_engine.h"
 #include "core/buffer_limit.h"
+#include "core/marker_names.h"
 #include "interpose/interposition.h"
+#include "mstx/range_table.h"
 #include "mspti/mspti_ext.h"
 
 #define MSPTI_STR2(x) #x
@@ -52,6 +54,55 @@ msptiResult msptiExtActivityGetBufferLimit(size_t *maxBuffersInFlight, msptiExtB
     if (maxBuffersInFlight != nullptr) *maxBuffersInFlight = mspti::buffer_limit::max_in_flight();
     if (policy != nullptr) *policy = mspti::buffer_limit::policy();
     if (waitMs != nullptr) *waitMs = mspti::buffer_limit::wait_ms();
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityReportDiscarded(msptiActivityKind kind, uint64_t count) {
+    if (!mspti::is_valid_kind(kind))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityReportDiscarded: kind %d is not an activity kind (1..12)",
+                           static_cast<int>(kind));
+    uint64_t moved = mspti::ActivityEngine::instance().discard_delivered(kind, count);
+    if (moved != count)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityReportDiscarded: %llu records of kind %d reported, only %llu were "
+                           "delivered; counted %llu",
+                           static_cast<unsigned long long>(count), static_cast<int>(kind),
+                           static_cast<unsigned long long>(moved), static_cast<unsigned long long>(moved));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats) {
+    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetRangeStats: stats is NULL");
+    mspti::mstx::RangeTableStats s = mspti::mstx::range_stats();
+    stats->open = s.open;
+    stats->evicted = s.evicted;
+    stats->capacity = s.capacity;
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityHoldBuffer(uint8_t *buffer) {
+    if (!mspti::ActivityEngine::instance().hold_buffer(buffer))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityHoldBuffer: %p is not the buffer of the complete callback this thread runs",
+                           static_cast<void *>(buffer));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityReleaseBuffer(uint8_t *buffer) {
+    if (!mspti::names::release_hold(buffer))
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityReleaseBuffer: %p is not held",
+                           static_cast<void *>(buffer));
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtMarkerGetNameStats(msptiExtNameStats *stats) {
+    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetNameStats: stats is NULL");
+    mspti::names::Stats s = mspti::names::stats();
+    stats->live = s.live;
+    stats->retired = s.retired;
+    stats->reclaimed = s.reclaimed;
+    stats->bytes = s.bytes;
     return MSPTI_SUCCESS;
 }
 

@@ -139,4 +139,8 @@ void dispatch(msptiCallbackDomain domain, msptiCallbackId cbid, const msptiCallb
 
 bool subscribed() { return g_current.load(std::memory_order_acquire) != nullptr; }
 
+void fork_prepare() { g_mutex.lock(); }
+
+void fork_release() { g_mutex.unlock(); }
+
 }  // namespace mspti::callback

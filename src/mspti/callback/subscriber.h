@@ -29,4 +29,8 @@ void dispatch(msptiCallbackDomain domain, msptiCallbackId cbid, const msptiCallb
 // Whether anyone is subscribed.
 bool subscribed();
 
+// fork(): holds the subscriber lock across the fork (see core/fork_guard.h).
+void fork_prepare();
+void fork_release();
+
 }  // namespace mspti::callback

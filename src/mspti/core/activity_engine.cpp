@@ -1,13 +1,16 @@
 #include "core/activity_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <pthread.h>
 
 #include "common/error.h"
 #include "core/buffer_limit.h"
 #include "core/clock.h"
+#include "core/marker_names.h"
 
 namespace mspti {
 
@@ -19,6 +22,9 @@ namespace {
 thread_local int t_in_complete = 0;
 thread_local bool t_in_request = false;
 thread_local bool t_exited = false;  // this thread's staging was retired (it is ending)
+// The buffer whose complete callback this thread runs (for msptiExtActivityHoldBuffer).
+thread_local const uint8_t *t_completing_data = nullptr;
+thread_local uint64_t t_completing_seq = 0;
 
 // Staging ring size in records (power of two); MSPTI_STAGING_RECORDS overrides.
 uint32_t staging_capacity() {
@@ -69,6 +75,7 @@ ActivityEngine &ActivityEngine::instance() {
 }
 
 ThreadStaging *ActivityEngine::register_this_thread() {
+    ensure_worker();  // a thread of a forked child may be the first to record there
     pthread_key_t key = staging_key();
     auto *s = new ThreadStaging(t_exited ? kLateStagingCapacity : staging_capacity());
     if (pthread_setspecific(key, s) != 0) {
@@ -116,6 +123,7 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
 void ActivityEngine::nudge() {
     // Dekker-style with the worker (both sides sequentially consistent): either the worker sees
     // work_pending_ before it sleeps, or we see it sleeping and wake it. No wake-up is lost.
+    ensure_worker();
     work_pending_.store(true);
     if (!worker_sleeping_.load()) return;
     std::lock_guard<std::mutex> lock(wake_mutex_);
@@ -328,7 +336,13 @@ void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
             delivered_cv_.wait(lock, [&] { return next_delivery_ == b.seq; });
         }
         ++t_in_complete;
+        const uint8_t *outer_data = t_completing_data;
+        uint64_t outer_seq = t_completing_seq;
+        t_completing_data = b.data;
+        t_completing_seq = b.seq;
         if (complete != nullptr) complete(b.data, b.size, b.valid);
+        t_completing_data = outer_data;
+        t_completing_seq = outer_seq;
         --t_in_complete;
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         in_flight_.erase(b.seq);
@@ -360,6 +374,7 @@ void ActivityEngine::flush_all() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
+            uint64_t names_ticket = names::seal();
             blocked = drain_all(lock);
             if (!blocked) {
                 if (current_.data != nullptr) retire_current();
@@ -371,6 +386,11 @@ void ActivityEngine::flush_all() {
             }
             batch = take_completed();
             last_seq = next_seq_ - 1;
+            // A drain stopped at the limit leaves records staged: their names wait for a full one.
+            if (blocked)
+                names::unseal(names_ticket);
+            else
+                names::drained(names_ticket, last_seq);
             if (blocked && batch.empty()) {
                 delivered_cv_.wait(lock, [this] { return buffer_available(); });
                 continue;
@@ -380,8 +400,31 @@ void ActivityEngine::flush_all() {
         if (!blocked) break;
     }
     if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
-    std::unique_lock<std::mutex> lock(consumer_mutex_);
-    delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
+    {
+        std::unique_lock<std::mutex> lock(consumer_mutex_);
+        delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
+    }
+    reclaim_names();
+}
+
+uint64_t ActivityEngine::last_filled_seq() const {
+    // The current buffer gets the next sequence number when it is retired.
+    return current_.data != nullptr && current_.valid > 0 ? next_seq_ : next_seq_ - 1;
+}
+
+void ActivityEngine::reclaim_names() {
+    uint64_t through;
+    {
+        std::lock_guard<std::mutex> lock(consumer_mutex_);
+        through = next_delivery_ - 1;
+    }
+    names::reclaim(through);  // frees memory: not under the consumer lock
+}
+
+bool ActivityEngine::hold_buffer(const uint8_t *buffer) {
+    if (buffer == nullptr || buffer != t_completing_data) return false;
+    names::hold(buffer, t_completing_seq);
+    return true;
 }
 
 void ActivityEngine::register_callbacks(msptiBuffersCallbackRequestFunc request,
@@ -393,6 +436,7 @@ void ActivityEngine::register_callbacks(msptiBuffersCallbackRequestFunc request,
 
 void ActivityEngine::set_flush_period(uint32_t ms) {
     flush_period_ms_.store(ms, std::memory_order_relaxed);
+    ensure_worker();
     std::lock_guard<std::mutex> lock(wake_mutex_);
     wake_pending_ = true;
     wake_cv_.notify_one();
@@ -413,14 +457,35 @@ void ActivityEngine::stats(int kind, msptiExtActivityStats *out) {
     out->delivered = delivered_[kind].load(std::memory_order_relaxed);
 }
 
+uint64_t ActivityEngine::discard_delivered(int kind, uint64_t n) {
+    std::lock_guard<std::mutex> lock(consumer_mutex_);  // stats() sees both counters move together
+    uint64_t have = delivered_[kind].load(std::memory_order_relaxed);
+    uint64_t moved = 0;
+    do {
+        moved = std::min(have, n);
+    } while (!delivered_[kind].compare_exchange_weak(have, have - moved, std::memory_order_relaxed));
+    consumer_dropped_[kind].fetch_add(moved, std::memory_order_relaxed);
+    return moved;
+}
+
 // ---- worker --------------------------------------------------------------------------
 
 void ActivityEngine::start_worker() {
-    std::call_once(worker_once_, [this] {
-        worker_ = std::thread([this] { worker_main(); });
-        pthread_setname_np(worker_.native_handle(), "ActivityManager");
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    worker_wanted_.store(true, std::memory_order_relaxed);
+    start_worker_locked();
+}
+
+void ActivityEngine::start_worker_locked() {
+    if (worker_running_.load(std::memory_order_relaxed) || stopping_) return;
+    worker_done_ = false;
+    worker_ = std::thread([this] { worker_main(); });
+    pthread_setname_np(worker_.native_handle(), "ActivityManager");
+    worker_running_.store(true, std::memory_order_relaxed);
+    if (!exit_handler_) {  // inherited by forked children, so registered once
+        exit_handler_ = true;
         std::atexit([] { ActivityEngine::instance().shutdown(); });
-    });
+    }
 }
 
 void ActivityEngine::worker_main() {
@@ -434,15 +499,23 @@ void ActivityEngine::worker_main() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
+            // Names retired before this full drain are referenced only from buffers up to
+            // last_filled_seq() once it is done (not when it stopped at the limit).
+            uint64_t names_ticket = names::seal();
             blocked = drain_all(lock);
             // With a flush period, hand back a partly filled buffer every half period.
             if (period != 0 && Clock::now() >= next_periodic) {
                 if (current_.data != nullptr && current_.valid > 0) retire_current();
                 next_periodic = Clock::now() + std::chrono::milliseconds(period) / 2;
             }
+            if (blocked)
+                names::unseal(names_ticket);
+            else
+                names::drained(names_ticket, last_filled_seq());
             batch = take_completed();
         }
         deliver(batch);
+        reclaim_names();
         if (Clock::now() >= next_calibration)
             next_calibration = Clock::now() + std::chrono::milliseconds(clock::recalibrate());
 
@@ -489,6 +562,75 @@ void ActivityEngine::shutdown() {
     } else {
         worker_.detach();
     }
+}
+
+// ---- fork ----------------------------------------------------------------------------
+
+void ActivityEngine::fork_prepare() {
+    // Neither lock is ever held while client code runs or while waiting for another lock of
+    // ours, so these waits are short. The ring size is settled first, so that a child never
+    // inherits its one-time initialisation half done.
+    staging_capacity();
+    consumer_mutex_.lock();
+    wake_mutex_.lock();
+}
+
+void ActivityEngine::fork_parent() {
+    wake_mutex_.unlock();
+    consumer_mutex_.unlock();
+}
+
+void ActivityEngine::fork_child() {
+    // Only this thread exists now. Other threads' stagings hold the parent's records (the parent
+    // delivers them) and have no owner any more: free them. This thread's keeps its ring for the
+    // child's records.
+    ThreadStaging *own = t_staging;
+    ThreadStaging **link = &stagings_;
+    while (*link != nullptr) {
+        ThreadStaging *s = *link;
+        if (s == own) {
+            s->restart_after_fork();
+            link = &s->next;
+        } else {
+            *link = s->next;
+            delete s;
+        }
+    }
+    active_walks_ = 0;  // walks in progress at the fork (unlocked in a callback) never resume here
+    // Client buffers the parent was filling or had filled are emptied and kept for the child's
+    // records. Buffers the parent was handing back at the fork stay with the parent.
+    if (current_.data != nullptr) spare_.push_back(current_);
+    current_ = ClientBuffer{};
+    spare_.insert(spare_.end(), completed_.begin(), completed_.end());
+    completed_.clear();
+    for (ClientBuffer &b : spare_) b = ClientBuffer{b.data, b.size, 0, 0};
+    in_flight_.clear();
+    // The buffers out are the ones kept above; those the parent was handing back stay its own.
+    buffers_out_ = spare_.size();
+    wait_stalled_ = false;
+    delivered_early_.clear();
+    next_delivery_ = next_seq_;
+    // The child's statistics count the child's records only.
+    for (int k = 0; k < kKindCount; ++k) {
+        retired_produced_[k] = 0;
+        retired_dropped_[k] = 0;
+        delivered_[k].store(0, std::memory_order_relaxed);
+        consumer_dropped_[k].store(0, std::memory_order_relaxed);
+        exited_dropped_[k].store(0, std::memory_order_relaxed);
+    }
+    // The worker did not survive the fork; its handle names a thread of the parent, so it is
+    // neither joined nor detached but forgotten. A new worker starts on first need.
+    new (&worker_) std::thread();
+    worker_running_.store(false, std::memory_order_relaxed);
+    worker_done_ = false;
+    wake_pending_ = false;
+    worker_sleeping_.store(false);
+    work_pending_.store(false);
+    // Condition variables may count waiters that exist only in the parent: start them afresh.
+    new (&delivered_cv_) std::condition_variable();
+    new (&wake_cv_) std::condition_variable();
+    wake_mutex_.unlock();
+    consumer_mutex_.unlock();
 }
 
 }  // namespace mspti

@@ -60,9 +60,25 @@ public:
     void stats(int kind, msptiExtActivityStats *out);
     // The limit on buffers in flight changed: threads waiting for it look again.
     void limit_changed();
+    // The client discarded `n` delivered records of `kind` unprocessed: they move from delivered
+    // to dropped (at most as many as were delivered). Returns how many moved.
+    uint64_t discard_delivered(int kind, uint64_t n);
+
+    // Inside the complete callback for `buffer`: keeps the marker names its records point to
+    // valid until names::release_hold(buffer). False if not called from that callback.
+    bool hold_buffer(const uint8_t *buffer);
 
     // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
     void shutdown();
+
+    // fork(): prepare takes the engine's locks so that no other thread is inside them at the
+    // fork; the parent releases them. In the child, the forking thread is the only one left:
+    // fork_child() drops what the parent had staged or buffered (the parent delivers it),
+    // zeroes the counters, gives the forking thread's staging the child's pid and tid, and
+    // leaves the worker to be started again on first need. Kinds and callbacks are kept.
+    void fork_prepare();
+    void fork_parent();
+    void fork_child();
 
 private:
     struct ClientBuffer {
@@ -94,7 +110,17 @@ private:
     std::vector<ClientBuffer> take_completed();
     void deliver(std::vector<ClientBuffer> &batch);
     void worker_main();
+    // Marker names: the last buffer that may hold records drained so far (consumer lock held),
+    // and freeing the names whose buffers are all handed back (consumer lock not held).
+    uint64_t last_filled_seq() const;
+    void reclaim_names();
     void start_worker();
+    void start_worker_locked();  // wake_mutex_ held
+    void ensure_worker() {
+        if (__builtin_expect(!worker_running_.load(std::memory_order_relaxed), 0) &&
+            worker_wanted_.load(std::memory_order_relaxed))
+            start_worker();
+    }
 
     std::atomic<bool> enabled_[kKindCount] = {};
 
@@ -130,7 +156,9 @@ private:
     std::atomic<bool> work_pending_{false};  // set by producers: full buffers or a filling ring
     std::atomic<uint32_t> flush_period_ms_{0};
     std::thread worker_;
-    std::once_flag worker_once_;
+    std::atomic<bool> worker_wanted_{false};   // callbacks registered: a worker should run
+    std::atomic<bool> worker_running_{false};  // false again in a forked child
+    bool exit_handler_ = false;
 };
 
 }  // namespace mspti

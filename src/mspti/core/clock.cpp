@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <ctime>
+#include <mutex>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -67,9 +68,20 @@ struct Calibration {
     uint32_t rounds = 0;
 };
 
+// Held by whoever calibrates, and across fork() (so a child never inherits a half-published
+// calibration, whose odd sequence number would make its readers spin forever).
+std::mutex g_calibrating;
+
+// How long the TSC is watched against CLOCK_MONOTONIC before its rate is trusted: ~4 ppm. Until
+// then timestamps come from CLOCK_MONOTONIC itself, so nothing is ever skewed by a short baseline.
+constexpr uint64_t kBaselineNs = 10000000ull;
+
+enum Mode : int { kMonotonic, kPendingTsc, kTsc };
+
 struct State {
     uint64_t epoch_offset = 0;
-    bool tsc = false;
+    std::atomic<int> mode{kMonotonic};
+    Sample start{0, 0};
     Calibration cal;
 
     State() {
@@ -78,25 +90,38 @@ struct State {
         uint64_t real = read_clock(CLOCK_REALTIME);
         uint64_t m1 = monotonic_now();
         epoch_offset = real - (m0 + (m1 - m0) / 2);
-        tsc = has_invariant_tsc();
-        if (tsc) initial_calibration();
+        // No spinning here: the first sample opens the baseline, and the first timestamp read
+        // after kBaselineNs (or the worker) closes it. Loading the library costs a few reads.
+        if (has_invariant_tsc()) {
+            start = paired_sample();
+            mode.store(kPendingTsc, std::memory_order_release);
+        }
     }
 
-    void initial_calibration() {
-        // Spin 2 ms: enough for a rate within ~20 ppm; recalibrate() refines it.
-        Sample first = paired_sample();
-        while (monotonic_now() - first.mono < 2000000ull) {
-        }
+    // Switches to the TSC once the baseline is long enough; false if not yet (or not at all).
+    // Caller holds g_calibrating.
+    bool finish_calibration_locked() {
+        if (mode.load(std::memory_order_relaxed) != kPendingTsc) return mode.load(std::memory_order_relaxed) == kTsc;
         Sample last = paired_sample();
-        uint64_t t0 = first.tsc, m0 = first.mono, t1 = last.tsc, m1 = last.mono;
-        if (t1 <= t0 || m1 <= m0) {
-            tsc = false;
-            return;
+        if (last.mono - start.mono < kBaselineNs) return false;
+        if (last.tsc <= start.tsc) {
+            mode.store(kMonotonic, std::memory_order_release);  // a TSC that does not advance
+            return false;
         }
-        cal.first_tsc = t0;
-        cal.first_mono = m0;
-        uint64_t mult = static_cast<uint64_t>((static_cast<unsigned __int128>(m1 - m0) << 32) / (t1 - t0));
-        publish(t1, m1, mult);
+        cal.first_tsc = start.tsc;
+        cal.first_mono = start.mono;
+        uint64_t mult = static_cast<uint64_t>((static_cast<unsigned __int128>(last.mono - start.mono) << 32) /
+                                              (last.tsc - start.tsc));
+        // Anchored at a fresh paired sample, so the first TSC timestamp continues CLOCK_MONOTONIC.
+        publish(last.tsc, last.mono, mult);
+        mode.store(kTsc, std::memory_order_release);
+        return true;
+    }
+
+    // From a timestamp read: calibrates if nobody else is doing it right now (never waits).
+    void try_finish_calibration() {
+        std::unique_lock<std::mutex> lock(g_calibrating, std::try_to_lock);
+        if (lock.owns_lock()) finish_calibration_locked();
     }
 
     void publish(uint64_t tsc_base, uint64_t mono_base, uint64_t mult) {
@@ -130,24 +155,30 @@ State &state() {
     return s;
 }
 
-// Calibrate at load time rather than inside the first record.
-[[maybe_unused]] const bool g_initialised = (state(), true);
-
 }  // namespace
 
 uint64_t now_ns() {
     State &s = state();
-    if (s.tsc) return s.tsc_monotonic(ticks()) + s.epoch_offset;
-    return monotonic_now() + s.epoch_offset;
+    if (__builtin_expect(s.mode.load(std::memory_order_acquire) == kTsc, 1))
+        return s.tsc_monotonic(ticks()) + s.epoch_offset;
+    uint64_t mono = monotonic_now();
+    if (s.mode.load(std::memory_order_relaxed) == kPendingTsc && mono - s.start.mono >= kBaselineNs)
+        s.try_finish_calibration();
+    return mono + s.epoch_offset;
 }
 
 uint64_t monotonic_to_epoch(uint64_t monotonic_ns) { return monotonic_ns + state().epoch_offset; }
 
-bool uses_tsc() { return state().tsc; }
+bool uses_tsc() { return state().mode.load(std::memory_order_acquire) != kMonotonic; }
 
 uint32_t recalibrate() {
     State &s = state();
-    if (!s.tsc) return 7000;
+    std::lock_guard<std::mutex> lock(g_calibrating);
+    if (s.mode.load(std::memory_order_relaxed) == kPendingTsc) {
+        s.finish_calibration_locked();
+        return 1000;
+    }
+    if (s.mode.load(std::memory_order_relaxed) != kTsc) return 7000;
     Sample now = paired_sample();
     uint64_t t = now.tsc;
     uint64_t actual = now.mono;
@@ -168,5 +199,16 @@ uint32_t recalibrate() {
     }
     return next_ms;
 }
+
+void fork_prepare() {
+    // Constructed now if it was not: a child must not inherit its construction half done (the
+    // static's guard would then stay taken there forever).
+    state();
+    g_calibrating.lock();
+}
+
+void fork_parent() { g_calibrating.unlock(); }
+
+void fork_child() { g_calibrating.unlock(); }
 
 }  // namespace mspti::clock

@@ -62,4 +62,12 @@ const char *intern(const char *text, size_t length) {
 
 const char *intern(const char *text) { return intern(text, std::strlen(text)); }
 
+void strings_fork_prepare() {
+    for (size_t i = 0; i < kShards; ++i) shards()[i].mutex.lock();
+}
+
+void strings_fork_release() {
+    for (size_t i = kShards; i-- > 0;) shards()[i].mutex.unlock();
+}
+
 }  // namespace mspti

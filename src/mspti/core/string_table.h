@@ -12,4 +12,8 @@ const char *intern(const char *text);
 // Same for a string of known length (need not be NUL-terminated).
 const char *intern(const char *text, size_t length);
 
+// fork(): holds every shard lock across the fork (see core/fork_guard.h).
+void strings_fork_prepare();
+void strings_fork_release();
+
 }  // namespace mspti

@@ -58,6 +58,11 @@ public:
     const unsigned char *slot(uint64_t index) const { return slots_[index & mask_].bytes; }
     void release_to(uint64_t tail) { tail_.store(tail, std::memory_order_release); }
 
+    // In a forked child, on the thread that forked (the only one left): forgets what the parent
+    // staged (the parent delivers it), zeroes the counters, takes the child's pid and tid, and
+    // places the ring so that the child's first record asks for the worker.
+    void restart_after_fork();
+
     uint64_t capacity() const { return capacity_; }
     // Records staged and not yet drained (exact for the producer, approximate for others).
     uint64_t fill() const { return head_.load(std::memory_order_relaxed) - tail_.load(std::memory_order_relaxed); }

@@ -91,4 +91,8 @@ void attach_lazily() {
 
 int stream_trace(void *stream, uint64_t markId, uint32_t flag) { return trace_through_runtime(stream, markId, flag); }
 
+void fork_prepare() { g_mutex.lock(); }
+
+void fork_release() { g_mutex.unlock(); }
+
 }  // namespace mspti::device

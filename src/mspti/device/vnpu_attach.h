@@ -24,4 +24,8 @@ void attach_lazily();
 // Enqueues a trace task on `stream` (vnpuStreamTrace); non-zero if not possible.
 int stream_trace(void *stream, uint64_t markId, uint32_t flag);
 
+// fork(): holds the attach lock across the fork (see core/fork_guard.h).
+void fork_prepare();
+void fork_release();
+
 }  // namespace mspti::device

@@ -97,4 +97,8 @@ void set_domain_enabled(const char *name, bool enabled) {
     if (mstxDomainRegistration_st *d = find_locked(name)) d->enabled.store(enabled, std::memory_order_relaxed);
 }
 
+void domains_fork_prepare() { domain_mutex().lock(); }
+
+void domains_fork_release() { domain_mutex().unlock(); }
+
 }  // namespace mspti::mstx

@@ -35,4 +35,8 @@ mstxDomainRegistration_st *checked(mstxDomainHandle_t domain);
 // Switches by exact name, remembered for domains created later. Name must be valid.
 void set_domain_enabled(const char *name, bool enabled);
 
+// fork(): holds the domain lock across the fork (see core/fork_guard.h).
+void domains_fork_prepare();
+void domains_fork_release();
+
 }  // namespace mspti::mstx

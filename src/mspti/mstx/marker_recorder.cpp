@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "core/activity_engine.h"
 #include "core/clock.h"
-#include "core/string_table.h"
+#include "core/marker_names.h"
 #include "mstx/marker_domains.h"
 #include "mstx/range_table.h"
 
@@ -45,7 +45,9 @@ unsigned cache_index(const char *p) {
     return static_cast<unsigned>((v >> 3) ^ (v >> 9)) & (ThreadStaging::kInternCacheSize - 1);
 }
 
-// The interned copy of a message, or nullptr (with an error message) if it is invalid.
+// The interned copy of a message, or nullptr (with an error message) if it is invalid. The cache
+// entry pins it: repeated names touch no shared state; the name is reclaimed after the entry is
+// reused (or the thread's staging freed) and every record pointing to it has been delivered.
 const char *interned_message(ThreadStaging *s, const char *message, const char *api) {
     if (message == nullptr) {
         fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is NULL", api);
@@ -59,8 +61,11 @@ const char *interned_message(ThreadStaging *s, const char *message, const char *
         fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is 255 characters or longer", api);
         return nullptr;
     }
+    // Miss: pin the new name before unpinning the one it replaces (they may be the same).
+    const char *previous = entry.interned;
     entry.key = message;
-    entry.interned = intern(message, length);
+    entry.interned = names::acquire(message, length);
+    names::release(previous);
     return entry.interned;
 }
 
@@ -133,9 +138,12 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
     return id;
 }
 
-void end_range(mstxRangeId id) {
+// Forgets the range whether or not its end is recorded, so that ends arriving while MARKER or
+// the domain is off cannot leave the open-range table full of dead entries.
+void end_range(mstxRangeId id, bool record) {
     void *stream = nullptr;
-    if (!range_close(id, &stream)) return;  // unknown id: no record, as msPTI
+    if (!range_close(id, &stream)) return;  // 0, unknown, already ended or evicted: no record, as msPTI
+    if (!record) return;                    // ended while not collecting: the end is not recorded
     ThreadStaging *s = engine().staging();
     if (s == nullptr) {
         engine().count_unstaged_drop(kMarker);
@@ -167,14 +175,7 @@ mstxRangeId range_start(const char *message, aclrtStream stream) {
     return start_in(kDefaultDomain, message, stream, "mstxRangeStartA");
 }
 
-void range_end(mstxRangeId id) {
-    if (!engine().enabled(kMarker)) return;
-    if (!default_domain_enabled()) {
-        range_close(id, nullptr);  // the end is dropped; forget the range so its slot is reused
-        return;
-    }
-    end_range(id);
-}
+void range_end(mstxRangeId id) { end_range(id, engine().enabled(kMarker) && default_domain_enabled()); }
 
 mstxDomainHandle_t domain_create(const char *name) { return create_domain(name); }
 
@@ -206,12 +207,13 @@ mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, a
 }
 
 void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id) {
-    if (!engine().enabled(kMarker)) return;
-    if (recording_domain(domain, "mstxDomainRangeEnd") == nullptr) {
-        if (checked(domain) != nullptr) range_close(id, nullptr);  // disabled mid-range: end dropped
+    if (!engine().enabled(kMarker)) {
+        if (checked(domain) != nullptr) end_range(id, false);
         return;
     }
-    end_range(id);
+    mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainRangeEnd");
+    // A disabled or destroyed domain drops the end (as msPTI) but still forgets the range.
+    if (d != nullptr || checked(domain) != nullptr) end_range(id, d != nullptr);
 }
 
 }  // namespace mspti::mstx

@@ -5,6 +5,11 @@ public final class MonitorStats {
     private final long delivered, callbackErrors, unpairedDropped, dropped;
 
     /** A snapshot with the given counters. */
+    public MonitorStats(long delivered, long callbackErrors, long unpairedDropped) {
+        this(delivered, callbackErrors, unpairedDropped, 0);
+    }
+
+    /** A snapshot with the given counters. */
     public MonitorStats(long delivered, long callbackErrors, long unpairedDropped, long dropped) {
         this.delivered = delivered;
         this.callbackErrors = callbackErrors;
@@ -19,8 +24,11 @@ public final class MonitorStats {
     /** MstxMonitor: range starts evicted from the bounded open-range table. */
     public long getUnpairedDropped() { return unpairedDropped; }
     /**
-     * Records of this monitor's kind that libmspti dropped since the monitor was created (buffer
-     * declined or too small, staging full); monitors of one kind share them.
+     * Records collected for this monitor and never handed to it: the records of its kind that
+     * libmspti dropped since the monitor was created (buffer declined or too small, staging full,
+     * the backlog a stop() left when it reached its time bound ({@code Monitor.setStopTimeout}) or
+     * the process exited), shared by monitors of one kind, plus those this monitor left that
+     * another monitor of its kind received. Each record counts once.
      */
     public long getDropped() { return dropped; }
 

@@ -9,8 +9,23 @@ import org.mspti.vnpu.Vnpu;
 public final class ExitScenario {
     private ExitScenario() {}
 
+    // Two monitors with slow callbacks and a backlog of seconds: the JVM exits within one stop timeout.
+    private static void backlog() {
+        for (int k = 0; k < 2; k++) {
+            MstxMonitor m = new MstxMonitor();
+            m.startMarks(r -> java.util.concurrent.locks.LockSupport.parkNanos(100_000));
+        }
+        for (int i = 0; i < 100000; i++) Mstx.mark("backlog");
+        System.out.println("main done " + System.nanoTime());
+        System.out.flush();
+    }
+
     public static void main(String[] args) throws Exception {
         String mode = args[0];
+        if (mode.equals("backlog")) {
+            backlog();
+            return;
+        }
         AtomicLong seen = new AtomicLong();
         CountDownLatch first = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);

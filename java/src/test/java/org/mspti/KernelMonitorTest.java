@@ -135,6 +135,34 @@ class KernelMonitorTest {
     }
 
     @Test
+    void batchesOfTheGeneratedMonitorsExpireWithTheirCallback() {
+        List<RecordBatch> kept = new CopyOnWriteArrayList<>();
+        List<MsptiActivityKind> kinds = new CopyOnWriteArrayList<>();
+        BatchCallback keep = new BatchCallback() {
+            @Override
+            public void onBatch(RecordBatch batch) {
+                kept.add(batch);
+                kinds.add(batch.getKind());
+            }
+        };
+        try (ApiMonitor apiMonitor = new ApiMonitor()) {
+            assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startBatch(keep));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, apiMonitor.startBatch(keep));
+            Tensor x = new Tensor(new float[] {1, 2, 3}, new long[] {3}, 0);
+            Vnpu.relu(x).toHost();
+            monitor.stop();
+            apiMonitor.stop();
+        }
+        assertTrue(kinds.contains(MsptiActivityKind.MSPTI_ACTIVITY_KIND_KERNEL), kinds.toString());
+        assertTrue(kinds.contains(MsptiActivityKind.MSPTI_ACTIVITY_KIND_API), kinds.toString());
+        for (RecordBatch b : kept) {
+            assertFalse(b.isValid());
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> b.getLong(0, 0));
+            assertTrue(e.getMessage().contains("after its callback returned"), e.getMessage());
+        }
+    }
+
+    @Test
     void noRecordsAfterStop() {
         List<KernelData> kernels = new CopyOnWriteArrayList<>();
         monitor.start(kernels::add);

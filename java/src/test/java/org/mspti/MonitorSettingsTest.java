@@ -81,14 +81,23 @@ class MonitorSettingsTest {
     @Test
     void statsCarryTheRecordsDroppedOfTheMonitorsKind() {
         KernelMonitor kernels = new KernelMonitor();
+        MstxMonitor idle = new MstxMonitor();  // of the same kind, never started
         try {
-            assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> { }));
-            // Ranges never ended fill libmspti's open-range table; later ends are counted as dropped.
-            for (int i = 0; i < 65536 + 100; i++) Mstx.rangeStart("open");
-            monitor.stop();
-            assertTrue(monitor.stats().getDropped() >= 100, monitor.stats().toString());
+            assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.setStopTimeout(10));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> {
+                long until = System.nanoTime() + 50_000;  // a slow consumer: the stop leaves a backlog
+                while (System.nanoTime() < until) { }
+            }));
+            for (int i = 0; i < 20000; i++) Mstx.mark("backlog");
+            monitor.stop();  // the backlog no monitor received: dropped MARKER records in libmspti
+            MonitorStats s = monitor.stats();
+            assertTrue(s.getDropped() >= 100, s.toString());
+            assertEquals(20000, s.getDelivered() + s.getDropped(), s.toString());
+            assertEquals(s.getDropped(), idle.stats().getDropped());
             assertEquals(0, kernels.stats().getDropped());
         } finally {
+            monitor.setStopTimeout(Monitor.DEFAULT_STOP_TIMEOUT_MS);
+            idle.close();
             kernels.close();
         }
     }

@@ -179,8 +179,9 @@ class MstxMonitorTest {
             assertEquals(MsptiResult.MSPTI_SUCCESS, batchMonitor.startBatch(batch -> {
                 assertEquals(MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER, batch.getKind());
                 assertEquals(RecordBatch.Marker.SIZE, batch.getStride());
-                assertTrue(batch.getBuffer().isDirect());
+                assertTrue(batch.isValid());
                 assertTrue(batch.getBuffer().isReadOnly());
+                assertEquals(batch.getCount() * batch.getStride(), batch.getBuffer().capacity());
                 for (int i = 0; i < batch.getCount(); i++) {
                     assertEquals(MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER.swigValue(),
                                  batch.getInt(i, RecordBatch.Marker.KIND));
