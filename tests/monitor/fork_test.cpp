@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "mspti/monitor.h"
+#include "mspti/mspti_activity.h"
 #include "mstx/ms_tools_ext.h"
 
 namespace {
@@ -105,3 +106,33 @@ TEST(MonitorFork, ChildrenForkedWhileTheMonitorDeliversGetExactlyTheirOwnMarks) 
 
 // Under ThreadSanitizer, a child of a multithreaded parent may start threads.
 extern "C" const char *__tsan_default_options() { return "die_after_fork=0"; }
+
+// A child forked while the parent's delivery thread is inside a callback: nobody is in that
+// callback in the child, so stopping the monitor there returns (it waited for it forever).
+TEST(MonitorFork, AChildStopsAMonitorWhoseCallbackRanInTheParentAtTheFork) {
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "this ThreadSanitizer runtime cannot start threads in the child";
+#endif
+    mspti::MstxMonitor monitor;
+    std::atomic<bool> in_callback{false}, release{false};
+    ASSERT_EQ(monitor.start([&](const mspti::MarkerData &) {
+                  in_callback.store(true);
+                  while (!release.load()) std::this_thread::yield();
+              },
+                        nullptr),
+              mspti::MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("held", nullptr);
+    ASSERT_EQ(msptiActivityFlushAll(1), MSPTI_SUCCESS);  // hands the buffer to the delivery thread
+    while (!in_callback.load()) std::this_thread::yield();
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        alarm(20);
+        _exit(monitor.stop() == mspti::MsptiResult::MSPTI_SUCCESS && !monitor.is_running() ? 0 : 1);
+    }
+    std::string why = Reap(pid);
+    release.store(true);
+    EXPECT_EQ(why, "");
+    EXPECT_EQ(monitor.stop(), mspti::MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(monitor.stats().delivered, 1u);
+}

@@ -15,7 +15,7 @@
 namespace mspti::names {
 namespace {
 
-constexpr size_t kShards = 32;
+constexpr size_t kShards = 16;  // fork() holds them all, beside the string table's 32 (TSan tracks at most 64 held locks)
 
 // A name's header; its text follows it. Pins are guarded by the shard's mutex.
 struct Node {
