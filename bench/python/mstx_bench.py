@@ -17,7 +17,7 @@ import statistics
 import sys
 import time
 
-from mspti import MstxMonitor, mstx
+from mspti import MsptiResult, MstxMonitor, mstx
 
 
 def empty(message):
@@ -54,7 +54,7 @@ def measure(n, repeats):
     marks, ranges = [0], [0]
     m = MstxMonitor()
     MstxMonitor.set_buffer_size(256)
-    assert m.start(lambda d: marks.__setitem__(0, marks[0] + 1), lambda d: ranges.__setitem__(0, ranges[0] + 1)) == 0
+    assert m.start(lambda d: marks.__setitem__(0, marks[0] + 1), lambda d: ranges.__setitem__(0, ranges[0] + 1)) == MsptiResult.MSPTI_SUCCESS
     cases = loops(n)
     wall = {name: [] for name in cases}
     cpu = {name: [] for name in cases}
