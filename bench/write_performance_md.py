@@ -9,16 +9,23 @@ import sys
 from datetime import datetime, timezone
 
 
-def load(results_dir, name):
-    path = os.path.join(results_dir, name + ".json")
+def read_json(results_dir, file_name):
+    """The parsed JSON of results_dir/file_name, or None when it is missing or not JSON (section skipped)."""
+    path = os.path.join(results_dir, file_name)
     if not os.path.exists(path):
         return None
     with open(path) as f:
         try:
-            data = json.load(f)
+            return json.load(f)
         except json.JSONDecodeError:
             print(f"write_performance_md: {path} is not JSON; its section is skipped", file=sys.stderr)
             return None
+
+
+def load(results_dir, name):
+    data = read_json(results_dir, name + ".json")
+    if data is None:
+        return None
     medians = {}
     for b in data["benchmarks"]:
         if b.get("aggregate_name") == "median":
@@ -27,11 +34,9 @@ def load(results_dir, name):
 
 
 def load_aggregate(results_dir, name, aggregate):
-    path = os.path.join(results_dir, name + ".json")
-    if not os.path.exists(path):
+    data = read_json(results_dir, name + ".json")
+    if data is None:
         return None
-    with open(path) as f:
-        data = json.load(f)
     return {b["run_name"]: b for b in data["benchmarks"] if b.get("aggregate_name") == aggregate}
 
 
@@ -120,11 +125,9 @@ def marker_section(results):
 
 
 def marker_thread_cpu_section(results):
-    path = os.path.join(results, "bench_marker_thread_cpu.json")
-    if not os.path.exists(path):
+    r = read_json(results, "bench_marker_thread_cpu.json")
+    if r is None:
         return []
-    with open(path) as f:
-        r = json.load(f)
     mark, clock, rec = r["mstxMarkA"], r["clock_gettime"], r["marker_records"]
 
     def row(what, x, target):
@@ -189,11 +192,9 @@ def kernel_section(results):
 
 
 def python_section(results):
-    path = os.path.join(results, "python_delivery.json")
-    if not os.path.exists(path):
+    r = read_json(results, "python_delivery.json")
+    if r is None:
         return []
-    with open(path) as f:
-        r = json.load(f)
     m = 1e6
     per, batch = r["python_per_record_rps"], r["python_batch_rps"]
     cpp_per, cpp_batch = r["cpp_per_record_rps"], r["cpp_batch_rps"]
@@ -212,11 +213,9 @@ def python_section(results):
 
 
 def python_mstx_section(results):
-    path = os.path.join(results, "python_mstx.json")
-    if not os.path.exists(path):
+    r = read_json(results, "python_mstx.json")
+    if r is None:
         return []
-    with open(path) as f:
-        r = json.load(f)
     empty = r["empty_call"]
 
     def row(what, key, target_ns):
@@ -247,11 +246,9 @@ def python_mstx_section(results):
 
 
 def matmul_section(results):
-    path = os.path.join(results, "python_matmul.json")
-    if not os.path.exists(path):
+    r = read_json(results, "python_matmul.json")
+    if r is None:
         return []
-    with open(path) as f:
-        r = json.load(f)
     n, count = r["size"], r["matmuls"]
     v, npy = r["vnpu_best_s"], r["numpy_best_s"]
     return [
@@ -272,15 +269,9 @@ def matmul_section(results):
 
 
 def java_section(results):
-    path = os.path.join(results, "java_delivery.json")
-    if not os.path.exists(path):
+    r = read_json(results, "java_delivery.json")
+    if r is None:
         return []
-    with open(path) as f:
-        try:
-            r = json.load(f)
-        except json.JSONDecodeError:
-            print(f"write_performance_md: {path} is not JSON; its section is skipped", file=sys.stderr)
-            return []
     m = 1e6
     per, batch = r["java_per_record_rps"], r["java_batch_rps"]
     cpp = r.get("cpp") or {}
@@ -305,15 +296,9 @@ def java_section(results):
 
 
 def hccl_mpi_section(results):
-    path = os.path.join(results, "hccl_mpi.json")
-    if not os.path.exists(path):
+    r = read_json(results, "hccl_mpi.json")
+    if r is None:
         return []
-    with open(path) as f:
-        try:
-            r = json.load(f)
-        except json.JSONDecodeError:
-            print(f"write_performance_md: {path} is not JSON; its section is skipped", file=sys.stderr)
-            return []
     lines = [
         "## HCCL on Open MPI (bench/hccl_mpi_bench.cpp)",
         "",
@@ -337,11 +322,9 @@ def hccl_mpi_section(results):
 
 
 def trace_section(results):
-    path = os.path.join(results, "trace_overhead.json")
-    if not os.path.exists(path):
+    r = read_json(results, "trace_overhead.json")
+    if r is None:
         return []
-    with open(path) as f:
-        r = json.load(f)
     med, best, cpu = r["wall_median_s"], r["wall_min_s"], r["cpu_median_s"]
     return [
         "## mspti-trace overhead (bench/trace/trace_overhead.py)",
