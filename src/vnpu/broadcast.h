@@ -10,7 +10,7 @@
 namespace vnpu {
 
 /// NumPy-style broadcast of two shapes; false if incompatible.
-inline bool broadcastShape(const std::vector<int64_t> &a, const std::vector<int64_t> &b, std::vector<int64_t> &out) {
+inline bool broadcast_shape(const std::vector<int64_t> &a, const std::vector<int64_t> &b, std::vector<int64_t> &out) {
     const size_t rank = a.size() > b.size() ? a.size() : b.size();
     out.assign(rank, 1);
     for (size_t i = 0; i < rank; ++i) {
@@ -24,10 +24,10 @@ inline bool broadcastShape(const std::vector<int64_t> &a, const std::vector<int6
     return true;
 }
 
-/// Strides of `view` laid over `outDims` (right-aligned), 0 along broadcast dimensions.
-inline std::vector<int64_t> broadcastStrides(const TensorView &view, const std::vector<int64_t> &outDims) {
-    std::vector<int64_t> strides(outDims.size(), 0);
-    const size_t lead = outDims.size() - view.dims.size();
+/// Strides of `view` laid over `out_dims` (right-aligned), 0 along broadcast dimensions.
+inline std::vector<int64_t> broadcast_strides(const TensorView &view, const std::vector<int64_t> &out_dims) {
+    std::vector<int64_t> strides(out_dims.size(), 0);
+    const size_t lead = out_dims.size() - view.dims.size();
     for (size_t i = 0; i < view.dims.size(); ++i) {
         strides[lead + i] = view.dims[i] == 1 ? 0 : view.strides[i];
     }
@@ -36,7 +36,7 @@ inline std::vector<int64_t> broadcastStrides(const TensorView &view, const std::
 
 /// Calls fn(offsets) for every element of `dims` in row-major order, with each operand's element offset.
 template <size_t N, class Fn>
-void forEachElement(const std::vector<int64_t> &dims, const std::array<std::vector<int64_t>, N> &strides,
+void for_each_element(const std::vector<int64_t> &dims, const std::array<std::vector<int64_t>, N> &strides,
                     std::array<int64_t, N> offsets, Fn fn) {
     int64_t total = 1;
     for (int64_t d : dims) {
@@ -64,7 +64,7 @@ void forEachElement(const std::vector<int64_t> &dims, const std::array<std::vect
 /// order: each operand's offset of the row's first element, the row length and each operand's stride
 /// along the row. A scalar (no dimensions) is one row of one element.
 template <size_t N, class Fn>
-void forEachRow(const std::vector<int64_t> &dims, const std::array<std::vector<int64_t>, N> &strides,
+void for_each_row(const std::vector<int64_t> &dims, const std::array<std::vector<int64_t>, N> &strides,
                 std::array<int64_t, N> offsets, Fn fn) {
     std::array<int64_t, N> steps{};
     if (dims.empty()) {
@@ -72,14 +72,14 @@ void forEachRow(const std::vector<int64_t> &dims, const std::array<std::vector<i
         return;
     }
     const size_t last = dims.size() - 1;
-    std::array<std::vector<int64_t>, N> outerStrides;
+    std::array<std::vector<int64_t>, N> outer_strides;
     for (size_t k = 0; k < N; ++k) {
         steps[k] = strides[k][last];
-        outerStrides[k].assign(strides[k].begin(), strides[k].begin() + static_cast<long>(last));
+        outer_strides[k].assign(strides[k].begin(), strides[k].begin() + static_cast<long>(last));
     }
     const std::vector<int64_t> outer(dims.begin(), dims.begin() + static_cast<long>(last));
     const int64_t n = dims[last];
-    forEachElement<N>(outer, outerStrides, offsets, [&](const std::array<int64_t, N> &at) { fn(at, n, steps); });
+    for_each_element<N>(outer, outer_strides, offsets, [&](const std::array<int64_t, N> &at) { fn(at, n, steps); });
 }
 
 } // namespace vnpu

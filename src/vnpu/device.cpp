@@ -19,9 +19,9 @@ bool g_everInitialized = false;
 
 extern "C" {
 
-VNPU_EXPORT aclError aclInit(const char *configPath) {
+VNPU_EXPORT aclError aclInit(const char *config_path) {
     VNPU_ACL_SPAN("aclInit");
-    (void)configPath;  // dump/profiling configuration files are not used by the virtual NPU
+    (void)config_path;  // dump/profiling configuration files are not used by the virtual NPU
     Runtime::get();
     std::lock_guard<std::mutex> lock(g_initMutex);
     g_everInitialized = true;
@@ -37,77 +37,77 @@ VNPU_EXPORT aclError aclFinalize(void) {
         }
         g_initCount = 0;
     }
-    Runtime::get().releaseAll();
+    Runtime::get().release_all();
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion) {
-    if (majorVersion == nullptr || minorVersion == nullptr || patchVersion == nullptr) {
+VNPU_EXPORT aclError aclrtGetVersion(int32_t *major_version, int32_t *minor_version, int32_t *patch_version) {
+    if (major_version == nullptr || minor_version == nullptr || patch_version == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    *majorVersion = ACL_MAJOR_VERSION;
-    *minorVersion = ACL_MINOR_VERSION;
-    *patchVersion = ACL_PATCH_VERSION;
+    *major_version = ACL_MAJOR_VERSION;
+    *minor_version = ACL_MINOR_VERSION;
+    *patch_version = ACL_PATCH_VERSION;
     return ACL_SUCCESS;
 }
 
 VNPU_EXPORT const char *aclGetRecentErrMsg(void) { return nullptr; }
 
-VNPU_EXPORT aclError aclrtSetDevice(int32_t deviceId) {
+VNPU_EXPORT aclError aclrtSetDevice(int32_t device_id) {
     VNPU_ACL_SPAN("aclrtSetDevice");
     Runtime &rt = Runtime::get();
-    vnpu::Device *dev = rt.device(deviceId);
+    vnpu::Device *dev = rt.device(device_id);
     if (dev == nullptr) {
         return ACL_ERROR_RT_INVALID_DEVICEID;
     }
     std::shared_ptr<vnpu::Context> context;
     {
         std::lock_guard<std::mutex> lock(dev->mu);
-        if (dev->refCount++ == 0 || !dev->defaultContext) {
-            dev->defaultContext = rt.createContext(deviceId, true);
+        if (dev->ref_count++ == 0 || !dev->default_context) {
+            dev->default_context = rt.create_context(device_id, true);
         }
-        context = dev->defaultContext;
+        context = dev->default_context;
     }
-    vnpu::setCurrentContextHandle(context.get());
+    vnpu::set_current_context_handle(context.get());
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtResetDevice(int32_t deviceId) {
+VNPU_EXPORT aclError aclrtResetDevice(int32_t device_id) {
     VNPU_ACL_SPAN("aclrtResetDevice");
     Runtime &rt = Runtime::get();
-    vnpu::Device *dev = rt.device(deviceId);
+    vnpu::Device *dev = rt.device(device_id);
     if (dev == nullptr) {
         return ACL_ERROR_RT_INVALID_DEVICEID;
     }
     std::shared_ptr<vnpu::Context> released;
     {
         std::lock_guard<std::mutex> lock(dev->mu);
-        if (dev->refCount == 0) {
+        if (dev->ref_count == 0) {
             return ACL_SUCCESS;  // nothing to release
         }
-        if (--dev->refCount == 0) {
-            released = std::move(dev->defaultContext);
+        if (--dev->ref_count == 0) {
+            released = std::move(dev->default_context);
         }
     }
     if (released) {
-        if (vnpu::currentContextHandle() == released.get()) {
-            vnpu::setCurrentContextHandle(nullptr);
+        if (vnpu::current_context_handle() == released.get()) {
+            vnpu::set_current_context_handle(nullptr);
         }
-        rt.destroyContext(released);  // waits for the streams' pending tasks
+        rt.destroy_context(released);  // waits for the streams' pending tasks
     }
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtGetDevice(int32_t *deviceId) {
-    if (deviceId == nullptr) {
+VNPU_EXPORT aclError aclrtGetDevice(int32_t *device_id) {
+    if (device_id == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Context> context;
-    aclError rc = vnpu::currentContext(context);
+    aclError rc = vnpu::current_context(context);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    *deviceId = context->deviceId;
+    *device_id = context->device_id;
     return ACL_SUCCESS;
 }
 
@@ -115,19 +115,19 @@ VNPU_EXPORT aclError aclrtGetDeviceCount(uint32_t *count) {
     if (count == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    *count = Runtime::get().deviceCount();
+    *count = Runtime::get().device_count();
     return ACL_SUCCESS;
 }
 
 VNPU_EXPORT aclError aclrtSynchronizeDevice(void) {
     VNPU_ACL_SPAN("aclrtSynchronizeDevice");
     std::shared_ptr<vnpu::Context> current;
-    aclError rc = vnpu::currentContext(current);
+    aclError rc = vnpu::current_context(current);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
     for (auto &context : Runtime::get().contexts.snapshot()) {
-        if (context->deviceId != current->deviceId) {
+        if (context->device_id != current->device_id) {
             continue;
         }
         std::vector<std::shared_ptr<vnpu::Stream>> streams;
@@ -135,7 +135,7 @@ VNPU_EXPORT aclError aclrtSynchronizeDevice(void) {
             std::lock_guard<std::mutex> lock(context->mu);
             streams = context->streams;
         }
-        context->defaultStream->synchronize();
+        context->default_stream->synchronize();
         for (auto &stream : streams) {
             stream->synchronize();
         }
@@ -143,37 +143,37 @@ VNPU_EXPORT aclError aclrtSynchronizeDevice(void) {
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtGetRunMode(aclrtRunMode *runMode) {
-    if (runMode == nullptr) {
+VNPU_EXPORT aclError aclrtGetRunMode(aclrtRunMode *run_mode) {
+    if (run_mode == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    *runMode = ACL_HOST;
+    *run_mode = ACL_HOST;
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId) {
-    if (logicDevId == nullptr) {
+VNPU_EXPORT aclError aclrtGetLogicDevIdByUserDevId(const int32_t user_devid, int32_t *const logic_dev_id) {
+    if (logic_dev_id == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    if (Runtime::get().device(userDevid) == nullptr) {
+    if (Runtime::get().device(user_devid) == nullptr) {
         return ACL_ERROR_RT_INVALID_DEVICEID;
     }
-    *logicDevId = userDevid;  // no ASCEND_RT_VISIBLE_DEVICES remapping
+    *logic_dev_id = user_devid;  // no ASCEND_RT_VISIBLE_DEVICES remapping
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
+VNPU_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t device_id) {
     VNPU_ACL_SPAN("aclrtCreateContext");
     if (context == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
     Runtime &rt = Runtime::get();
-    if (rt.device(deviceId) == nullptr) {
+    if (rt.device(device_id) == nullptr) {
         return ACL_ERROR_RT_INVALID_DEVICEID;
     }
-    auto created = rt.createContext(deviceId, false);
+    auto created = rt.create_context(device_id, false);
     *context = created.get();
-    vnpu::setCurrentContextHandle(created.get());
+    vnpu::set_current_context_handle(created.get());
     return ACL_SUCCESS;
 }
 
@@ -187,13 +187,13 @@ VNPU_EXPORT aclError aclrtDestroyContext(aclrtContext context) {
     if (!found) {
         return ACL_ERROR_INVALID_RESOURCE_HANDLE;
     }
-    if (found->isDefault) {
+    if (found->is_default) {
         return ACL_ERROR_INVALID_PARAM;  // the implicit context goes with aclrtResetDevice
     }
-    if (vnpu::currentContextHandle() == context) {
-        vnpu::setCurrentContextHandle(nullptr);
+    if (vnpu::current_context_handle() == context) {
+        vnpu::set_current_context_handle(nullptr);
     }
-    rt.destroyContext(found);
+    rt.destroy_context(found);
     return ACL_SUCCESS;
 }
 
@@ -205,7 +205,7 @@ VNPU_EXPORT aclError aclrtSetCurrentContext(aclrtContext context) {
     if (!Runtime::get().contexts.find(context)) {
         return ACL_ERROR_INVALID_RESOURCE_HANDLE;
     }
-    vnpu::setCurrentContextHandle(context);
+    vnpu::set_current_context_handle(context);
     return ACL_SUCCESS;
 }
 
@@ -214,7 +214,7 @@ VNPU_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context) {
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Context> current;
-    aclError rc = vnpu::currentContext(current);
+    aclError rc = vnpu::current_context(current);
     if (rc != ACL_SUCCESS) {
         return rc;
     }

@@ -1,6 +1,6 @@
 // Rows of tensor elements converted to and from a compute type (float, double or int64_t) in one
 // call: the element type is dispatched once per row, so the loops inside are plain conversions
-// that the compiler vectorises (loadElement/storeElement dispatch once per element).
+// that the compiler vectorises (load_element/store_element dispatch once per element).
 #pragma once
 
 #include <cstdint>
@@ -14,14 +14,14 @@ namespace vnpu {
 namespace rows {
 
 template <class Raw>
-inline Raw rawAt(const unsigned char *p, int64_t i) {
+inline Raw raw_at(const unsigned char *p, int64_t i) {
     Raw value;
     std::memcpy(&value, p + i * static_cast<int64_t>(sizeof(Raw)), sizeof(Raw));
     return value;
 }
 
 template <class Raw>
-inline void rawTo(unsigned char *p, int64_t i, Raw value) {
+inline void raw_to(unsigned char *p, int64_t i, Raw value) {
     std::memcpy(p + i * static_cast<int64_t>(sizeof(Raw)), &value, sizeof(Raw));
 }
 
@@ -29,12 +29,12 @@ template <class Raw, class T, class Conv>
 inline void load(const void *base, int64_t offset, int64_t stride, int64_t n, T *dst, Conv conv) {
     const auto *p = static_cast<const unsigned char *>(base) + offset * static_cast<int64_t>(sizeof(Raw));
     if (stride == 1) {
-        for (int64_t i = 0; i < n; ++i) dst[i] = conv(rawAt<Raw>(p, i));
+        for (int64_t i = 0; i < n; ++i) dst[i] = conv(raw_at<Raw>(p, i));
     } else if (stride == 0) {  // a broadcast operand
-        const T value = conv(rawAt<Raw>(p, 0));
+        const T value = conv(raw_at<Raw>(p, 0));
         for (int64_t i = 0; i < n; ++i) dst[i] = value;
     } else {
-        for (int64_t i = 0; i < n; ++i) dst[i] = conv(rawAt<Raw>(p, i * stride));
+        for (int64_t i = 0; i < n; ++i) dst[i] = conv(raw_at<Raw>(p, i * stride));
     }
 }
 
@@ -42,13 +42,13 @@ template <class Raw, class T, class Conv>
 inline void store(void *base, int64_t offset, int64_t stride, int64_t n, const T *src, Conv conv) {
     auto *p = static_cast<unsigned char *>(base) + offset * static_cast<int64_t>(sizeof(Raw));
     if (stride == 1) {
-        for (int64_t i = 0; i < n; ++i) rawTo<Raw>(p, i, conv(src[i]));
+        for (int64_t i = 0; i < n; ++i) raw_to<Raw>(p, i, conv(src[i]));
     } else {
-        for (int64_t i = 0; i < n; ++i) rawTo<Raw>(p, i * stride, conv(src[i]));
+        for (int64_t i = 0; i < n; ++i) raw_to<Raw>(p, i * stride, conv(src[i]));
     }
 }
 
-inline float bf16AsFloat(uint16_t bits) {
+inline float bf16_as_float(uint16_t bits) {
     const uint32_t wide = static_cast<uint32_t>(bits) << 16;
     float value;
     std::memcpy(&value, &wide, sizeof value);
@@ -57,25 +57,25 @@ inline float bf16AsFloat(uint16_t bits) {
 
 } // namespace rows
 
-/// dst[i] = element (offset + i * stride) of `base` (of `type`) as T, for i < n. As loadElement.
+/// dst[i] = element (offset + i * stride) of `base` (of `type`) as T, for i < n. As load_element.
 template <class T>
-void loadRow(const void *base, int64_t offset, int64_t stride, int64_t n, aclDataType type, T *dst) {
+void load_row(const void *base, int64_t offset, int64_t stride, int64_t n, aclDataType type, T *dst) {
     using rows::load;
     switch (type) {
     case ACL_FLOAT: load<float>(base, offset, stride, n, dst, [](float v) { return static_cast<T>(v); }); break;
     case ACL_FLOAT16: {
         if constexpr (std::is_same_v<T, float>) {
             if (stride == 1) {
-                halfToFloatRow(static_cast<const unsigned char *>(base) + offset * 2, dst, n);
+                half_to_float_row(static_cast<const unsigned char *>(base) + offset * 2, dst, n);
                 break;
             }
         }
-        const float *table = halfToFloatTable();
+        const float *table = half_to_float_table();
         load<uint16_t>(base, offset, stride, n, dst, [table](uint16_t v) { return static_cast<T>(table[v]); });
         break;
     }
     case ACL_BF16:
-        load<uint16_t>(base, offset, stride, n, dst, [](uint16_t v) { return static_cast<T>(rows::bf16AsFloat(v)); });
+        load<uint16_t>(base, offset, stride, n, dst, [](uint16_t v) { return static_cast<T>(rows::bf16_as_float(v)); });
         break;
     case ACL_DOUBLE: load<double>(base, offset, stride, n, dst, [](double v) { return static_cast<T>(v); }); break;
     case ACL_INT8: load<int8_t>(base, offset, stride, n, dst, [](int8_t v) { return static_cast<T>(v); }); break;
@@ -92,23 +92,23 @@ void loadRow(const void *base, int64_t offset, int64_t stride, int64_t n, aclDat
     }
 }
 
-/// Element (offset + i * stride) of `base` (of `type`) = src[i] converted, for i < n. As storeElement.
+/// Element (offset + i * stride) of `base` (of `type`) = src[i] converted, for i < n. As store_element.
 template <class T>
-void storeRow(void *base, int64_t offset, int64_t stride, int64_t n, aclDataType type, const T *src) {
+void store_row(void *base, int64_t offset, int64_t stride, int64_t n, aclDataType type, const T *src) {
     using rows::store;
     switch (type) {
     case ACL_FLOAT: store<float>(base, offset, stride, n, src, [](T v) { return static_cast<float>(v); }); break;
     case ACL_FLOAT16:
         if constexpr (std::is_same_v<T, float>) {
             if (stride == 1) {
-                floatToHalfRow(src, static_cast<unsigned char *>(base) + offset * 2, n);
+                float_to_half_row(src, static_cast<unsigned char *>(base) + offset * 2, n);
                 break;
             }
         }
-        store<uint16_t>(base, offset, stride, n, src, [](T v) { return floatToHalf(static_cast<float>(v)); });
+        store<uint16_t>(base, offset, stride, n, src, [](T v) { return float_to_half(static_cast<float>(v)); });
         break;
     case ACL_BF16:
-        store<uint16_t>(base, offset, stride, n, src, [](T v) { return floatToBf16(static_cast<float>(v)); });
+        store<uint16_t>(base, offset, stride, n, src, [](T v) { return float_to_bf16(static_cast<float>(v)); });
         break;
     case ACL_DOUBLE: store<double>(base, offset, stride, n, src, [](T v) { return static_cast<double>(v); }); break;
     case ACL_INT8: store<int8_t>(base, offset, stride, n, src, [](T v) { return static_cast<int8_t>(v); }); break;

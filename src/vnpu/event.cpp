@@ -10,21 +10,21 @@
 
 namespace vnpu {
 
-uint64_t Event::beginRecord() {
+uint64_t Event::begin_record() {
     std::lock_guard<std::mutex> lock(mu_);
     return ++recorded_;
 }
 
-void Event::complete(uint64_t generation, uint64_t timestampNs) {
+void Event::complete(uint64_t generation, uint64_t timestamp_ns) {
     std::lock_guard<std::mutex> lock(mu_);
     if (generation > completed_) {
         completed_ = generation;
-        timestampNs_ = timestampNs;
+        timestampNs_ = timestamp_ns;
     }
     cv_.notify_all();
 }
 
-bool Event::isComplete() {
+bool Event::is_complete() {
     std::lock_guard<std::mutex> lock(mu_);
     return completed_ >= recorded_;
 }
@@ -35,30 +35,30 @@ void Event::synchronize() {
     cv_.wait(lock, [&] { return completed_ >= target; });
 }
 
-uint64_t Event::latestGeneration() {
+uint64_t Event::latest_generation() {
     std::lock_guard<std::mutex> lock(mu_);
     return recorded_;
 }
 
-bool Event::waitFromStream(uint64_t generation) {
-    const uint64_t epoch = Runtime::get().cancelEpoch();
+bool Event::wait_from_stream(uint64_t generation) {
+    const uint64_t epoch = Runtime::get().cancel_epoch();
     std::unique_lock<std::mutex> lock(mu_);
     while (completed_ < generation) {
         // Wake up now and then to notice aclFinalize: the recording stream may never run again.
         cv_.wait_for(lock, std::chrono::milliseconds(50));
-        if (Runtime::get().cancelEpoch() != epoch) {
+        if (Runtime::get().cancel_epoch() != epoch) {
             return false;
         }
     }
     return true;
 }
 
-bool Event::completedTimestamp(uint64_t &timestampNs) {
+bool Event::completed_timestamp(uint64_t &timestamp_ns) {
     std::lock_guard<std::mutex> lock(mu_);
     if (recorded_ == 0 || completed_ < recorded_) {
         return false;
     }
-    timestampNs = timestampNs_;
+    timestamp_ns = timestampNs_;
     return true;
 }
 
@@ -69,7 +69,7 @@ using vnpu::Runtime;
 namespace {
 
 // The live event behind a handle: NULL is a bad parameter, an unknown handle a bad resource.
-aclError findEvent(aclrtEvent event, std::shared_ptr<vnpu::Event> &found) {
+aclError find_event(aclrtEvent event, std::shared_ptr<vnpu::Event> &found) {
     if (event == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
@@ -102,18 +102,18 @@ VNPU_EXPORT aclError aclrtDestroyEvent(aclrtEvent event) {
 VNPU_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
     VNPU_ACL_SPAN("aclrtRecordEvent");
     std::shared_ptr<vnpu::Event> ev;
-    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+    if (aclError found = find_event(event, ev); found != ACL_SUCCESS) {
         return found;
     }
     std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolveStream(stream, target);
+    aclError rc = vnpu::resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    uint64_t generation = ev->beginRecord();
-    uint64_t seq = target->enqueue([ev, generation] { ev->complete(generation, vnpu::profiler::nowNs()); });
+    uint64_t generation = ev->begin_record();
+    uint64_t seq = target->enqueue([ev, generation] { ev->complete(generation, vnpu::profiler::now_ns()); });
     if (seq == 0) {
-        ev->complete(generation, vnpu::profiler::nowNs());  // keep the event consistent
+        ev->complete(generation, vnpu::profiler::now_ns());  // keep the event consistent
         return ACL_ERROR_INVALID_RESOURCE_HANDLE;
     }
     return ACL_SUCCESS;
@@ -122,7 +122,7 @@ VNPU_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
 VNPU_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event) {
     VNPU_ACL_SPAN("aclrtSynchronizeEvent");
     std::shared_ptr<vnpu::Event> ev;
-    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+    if (aclError found = find_event(event, ev); found != ACL_SUCCESS) {
         return found;
     }
     ev->synchronize();
@@ -134,10 +134,10 @@ VNPU_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Event> ev;
-    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+    if (aclError found = find_event(event, ev); found != ACL_SUCCESS) {
         return found;
     }
-    *status = ev->isComplete() ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    *status = ev->is_complete() ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
 
@@ -146,47 +146,47 @@ VNPU_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedS
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Event> ev;
-    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+    if (aclError found = find_event(event, ev); found != ACL_SUCCESS) {
         return found;
     }
-    *status = ev->isComplete() ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    *status = ev->is_complete() ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent) {
-    if (ms == nullptr || startEvent == nullptr || endEvent == nullptr) {
+VNPU_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent start_event, aclrtEvent end_event) {
+    if (ms == nullptr || start_event == nullptr || end_event == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    auto start = Runtime::get().events.find(startEvent);
-    auto end = Runtime::get().events.find(endEvent);
+    auto start = Runtime::get().events.find(start_event);
+    auto end = Runtime::get().events.find(end_event);
     if (!start || !end) {
         return ACL_ERROR_INVALID_RESOURCE_HANDLE;
     }
-    uint64_t startNs = 0;
-    uint64_t endNs = 0;
-    if (!start->completedTimestamp(startNs) || !end->completedTimestamp(endNs)) {
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
+    if (!start->completed_timestamp(start_ns) || !end->completed_timestamp(end_ns)) {
         return ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
     }
-    *ms = static_cast<float>((static_cast<double>(endNs) - static_cast<double>(startNs)) / 1e6);
+    *ms = static_cast<float>((static_cast<double>(end_ns) - static_cast<double>(start_ns)) / 1e6);
     return ACL_SUCCESS;
 }
 
 VNPU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
     VNPU_ACL_SPAN("aclrtStreamWaitEvent");
     std::shared_ptr<vnpu::Event> ev;
-    if (aclError found = findEvent(event, ev); found != ACL_SUCCESS) {
+    if (aclError found = find_event(event, ev); found != ACL_SUCCESS) {
         return found;
     }
     std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolveStream(stream, target);
+    aclError rc = vnpu::resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    uint64_t generation = ev->latestGeneration();
+    uint64_t generation = ev->latest_generation();
     if (generation == 0) {
         return ACL_SUCCESS;  // nothing recorded: nothing to wait for
     }
-    return target->enqueue([ev, generation] { ev->waitFromStream(generation); }) != 0
+    return target->enqueue([ev, generation] { ev->wait_from_stream(generation); }) != 0
                ? ACL_SUCCESS
                : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }

@@ -9,13 +9,13 @@
 namespace vnpu {
 namespace {
 
-uint32_t bitsOf(float value) {
+uint32_t bits_of(float value) {
     uint32_t bits = 0;
     std::memcpy(&bits, &value, sizeof bits);
     return bits;
 }
 
-float floatOf(uint32_t bits) {
+float float_of(uint32_t bits) {
     float value = 0;
     std::memcpy(&value, &bits, sizeof value);
     return value;
@@ -23,8 +23,8 @@ float floatOf(uint32_t bits) {
 
 } // namespace
 
-uint16_t floatToHalf(float value) {
-    const uint32_t bits = bitsOf(value);
+uint16_t float_to_half(float value) {
+    const uint32_t bits = bits_of(value);
     const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
     const uint32_t exponent = (bits >> 23) & 0xffu;
     uint32_t mantissa = bits & 0x7fffffu;
@@ -32,16 +32,16 @@ uint16_t floatToHalf(float value) {
     if (exponent == 0xff) {  // Inf or NaN (keep NaNs quiet and non-zero)
         return static_cast<uint16_t>(sign | 0x7c00u | (mantissa != 0 ? 0x200u | (mantissa >> 13) : 0u));
     }
-    const int halfExponent = static_cast<int>(exponent) - 127 + 15;
-    if (halfExponent >= 31) {
+    const int half_exponent = static_cast<int>(exponent) - 127 + 15;
+    if (half_exponent >= 31) {
         return static_cast<uint16_t>(sign | 0x7c00u);  // overflow to infinity
     }
-    if (halfExponent <= 0) {  // subnormal half or zero
-        if (halfExponent < -10) {
+    if (half_exponent <= 0) {  // subnormal half or zero
+        if (half_exponent < -10) {
             return sign;
         }
         mantissa |= 0x800000u;  // implicit leading one
-        const int shift = 14 - halfExponent;
+        const int shift = 14 - half_exponent;
         uint32_t half = mantissa >> shift;
         const uint32_t remainder = mantissa & ((1u << shift) - 1);
         const uint32_t halfway = 1u << (shift - 1);
@@ -50,7 +50,7 @@ uint16_t floatToHalf(float value) {
         }
         return static_cast<uint16_t>(sign | half);
     }
-    uint32_t half = (static_cast<uint32_t>(halfExponent) << 10) | (mantissa >> 13);
+    uint32_t half = (static_cast<uint32_t>(half_exponent) << 10) | (mantissa >> 13);
     const uint32_t remainder = mantissa & 0x1fffu;
     if (remainder > 0x1000u || (remainder == 0x1000u && (half & 1u) != 0)) {
         ++half;  // may carry into the exponent, correctly rounding up to infinity
@@ -58,40 +58,40 @@ uint16_t floatToHalf(float value) {
     return static_cast<uint16_t>(sign | half);
 }
 
-const float *halfToFloatTable() {
+const float *half_to_float_table() {
     static const float *const table = [] {
         static float values[1u << 16];
         for (uint32_t bits = 0; bits < (1u << 16); ++bits) {
-            values[bits] = halfToFloat(static_cast<uint16_t>(bits));
+            values[bits] = half_to_float(static_cast<uint16_t>(bits));
         }
         return values;
     }();
     return table;
 }
 
-float halfToFloat(uint16_t bits) {
+float half_to_float(uint16_t bits) {
     const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
     const uint32_t exponent = (bits >> 10) & 0x1fu;
     uint32_t mantissa = bits & 0x3ffu;
     if (exponent == 0x1f) {
-        return floatOf(sign | 0x7f800000u | (mantissa << 13));
+        return float_of(sign | 0x7f800000u | (mantissa << 13));
     }
     if (exponent == 0) {
         if (mantissa == 0) {
-            return floatOf(sign);
+            return float_of(sign);
         }
         int e = -1;  // normalise the subnormal
         do {
             ++e;
             mantissa <<= 1;
         } while ((mantissa & 0x400u) == 0);
-        return floatOf(sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mantissa & 0x3ffu) << 13));
+        return float_of(sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mantissa & 0x3ffu) << 13));
     }
-    return floatOf(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+    return float_of(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
 }
 
-uint16_t floatToBf16(float value) {
-    const uint32_t bits = bitsOf(value);
+uint16_t float_to_bf16(float value) {
+    const uint32_t bits = bits_of(value);
     if ((bits & 0x7fffffffu) > 0x7f800000u) {
         return static_cast<uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
     }
@@ -99,18 +99,18 @@ uint16_t floatToBf16(float value) {
     return static_cast<uint16_t>((bits + rounding) >> 16);
 }
 
-float bf16ToFloat(uint16_t bits) { return floatOf(static_cast<uint32_t>(bits) << 16); }
+float bf16_to_float(uint16_t bits) { return float_of(static_cast<uint32_t>(bits) << 16); }
 
 } // namespace vnpu
 
 extern "C" {
 
-VNPU_EXPORT aclFloat16 aclFloatToFloat16(float value) { return vnpu::floatToHalf(value); }
+VNPU_EXPORT aclFloat16 aclFloatToFloat16(float value) { return vnpu::float_to_half(value); }
 
-VNPU_EXPORT float aclFloat16ToFloat(aclFloat16 value) { return vnpu::halfToFloat(value); }
+VNPU_EXPORT float aclFloat16ToFloat(aclFloat16 value) { return vnpu::half_to_float(value); }
 
-VNPU_EXPORT size_t aclDataTypeSize(aclDataType dataType) {
-    switch (dataType) {
+VNPU_EXPORT size_t aclDataTypeSize(aclDataType data_type) {
+    switch (data_type) {
     case ACL_INT8:
     case ACL_UINT8:
     case ACL_BOOL:

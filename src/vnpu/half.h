@@ -5,19 +5,19 @@
 
 namespace vnpu {
 
-uint16_t floatToHalf(float value);
-float halfToFloat(uint16_t bits);
-uint16_t floatToBf16(float value);
-float bf16ToFloat(uint16_t bits);
+uint16_t float_to_half(float value);
+float half_to_float(uint16_t bits);
+uint16_t float_to_bf16(float value);
+float bf16_to_float(uint16_t bits);
 
-/// halfToFloat of every binary16 bit pattern, indexed by the bits (for loops that convert many
-/// elements: a table lookup instead of the branches of halfToFloat).
-const float *halfToFloatTable();
+/// half_to_float of every binary16 bit pattern, indexed by the bits (for loops that convert many
+/// elements: a table lookup instead of the branches of half_to_float).
+const float *half_to_float_table();
 
-/// dst[i] = halfToFloat of the i-th binary16 at `src` (unaligned), for i < n; vectorised where it can be.
-void halfToFloatRow(const void *src, float *dst, int64_t n);
+/// dst[i] = half_to_float of the i-th binary16 at `src` (unaligned), for i < n; vectorised where it can be.
+void half_to_float_row(const void *src, float *dst, int64_t n);
 
-/// The i-th binary16 at `dst` (unaligned) = floatToHalf(src[i]), for i < n; vectorised where it can be.
-void floatToHalfRow(const float *src, void *dst, int64_t n);
+/// The i-th binary16 at `dst` (unaligned) = float_to_half(src[i]), for i < n; vectorised where it can be.
+void float_to_half_row(const float *src, void *dst, int64_t n);
 
 } // namespace vnpu

@@ -16,19 +16,19 @@ namespace vnpu::hccl {
 
 constexpr uint32_t kMaxRanks = 64;
 
-/// What one rank is about to run; all ranks must agree on everything but inputBytes.
+/// What one rank is about to run; all ranks must agree on everything but input_bytes.
 struct OpDescriptor {
     uint32_t op = 0;
-    uint32_t dataType = 0;
-    uint32_t reduceOp = 0;
+    uint32_t data_type = 0;
+    uint32_t reduce_op = 0;
     uint32_t root = 0;
     uint64_t count = 0;
-    uint64_t inputBytes = 0;  // bytes this rank publishes
+    uint64_t input_bytes = 0;  // bytes this rank publishes
 };
 
 struct Mailbox {
-    uint64_t totalBytes;  // of the whole message
-    uint64_t chunkBytes;  // in the mailbox now
+    uint64_t total_bytes;  // of the whole message
+    uint64_t chunk_bytes;  // in the mailbox now
     uint32_t full;
     uint32_t mismatch;  // receiver expected another size
 };
@@ -36,25 +36,25 @@ struct Mailbox {
 struct ArenaHeader {
     uint64_t magic;
     uint32_t ready;  // set last by the creator
-    uint32_t nRanks;
-    uint64_t slotBytes;
-    uint64_t p2pBytes;
-    uint64_t totalBytes;
+    uint32_t n_ranks;
+    uint64_t slot_bytes;
+    uint64_t p2p_bytes;
+    uint64_t total_bytes;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    uint64_t claimedRanks;  // bit r: rank r joined
+    uint64_t claimed_ranks;  // bit r: rank r joined
     uint32_t joined;
     uint32_t arrived;       // at the current barrier
     uint64_t generation;    // of the barrier
     uint32_t broken;        // a rank timed out or died: every later operation fails
 };
 
-size_t arenaBytes(uint32_t nRanks, uint64_t slotBytes, uint64_t p2pBytes);
-/// Initialises the header in fresh memory of arenaBytes() bytes (the creator only).
-void initArena(void *memory, uint32_t nRanks, uint64_t slotBytes, uint64_t p2pBytes);
+size_t arena_bytes(uint32_t n_ranks, uint64_t slot_bytes, uint64_t p2p_bytes);
+/// Initialises the header in fresh memory of arena_bytes() bytes (the creator only).
+void init_arena(void *memory, uint32_t n_ranks, uint64_t slot_bytes, uint64_t p2p_bytes);
 
 /// True once the creator has initialised the arena; gives its rank count.
-bool arenaReady(const void *memory, uint32_t &nRanks);
+bool arena_ready(const void *memory, uint32_t &n_ranks);
 
 /// A view of an arena, owning the mapping through `release`.
 class Arena {
@@ -64,15 +64,15 @@ public:
     Arena(const Arena &) = delete;
     Arena &operator=(const Arena &) = delete;
 
-    uint32_t nRanks() const { return header_->nRanks; }
-    uint64_t slotBytes() const { return header_->slotBytes; }
+    uint32_t n_ranks() const { return header_->n_ranks; }
+    uint64_t slot_bytes() const { return header_->slot_bytes; }
     OpDescriptor &descriptor(uint32_t rank);
     unsigned char *slot(uint32_t rank);
 
     /// Waits until every rank has arrived. HCCL_E_TIMEOUT after HCCL_EXEC_TIMEOUT or when cancelled.
     HcclResult barrier();
     /// Claims `rank` and waits for all ranks to join (multi-process rendezvous).
-    HcclResult join(uint32_t rank, uint64_t timeoutNs);
+    HcclResult join(uint32_t rank, uint64_t timeout_ns);
     /// Synchronous point-to-point transfer, chunked through the (from, to) mailbox.
     HcclResult send(uint32_t from, uint32_t to, const void *data, uint64_t bytes);
     HcclResult recv(uint32_t from, uint32_t to, void *data, uint64_t bytes);
@@ -80,9 +80,9 @@ public:
 private:
     class Lock;
     template <class Pred>
-    HcclResult waitUntil(Pred ready, uint64_t deadlineNs);
+    HcclResult wait_until(Pred ready, uint64_t deadline_ns);
     Mailbox &mailbox(uint32_t from, uint32_t to);
-    unsigned char *p2pArea(uint32_t from, uint32_t to);
+    unsigned char *p2p_area(uint32_t from, uint32_t to);
 
     ArenaHeader *header_;
     unsigned char *base_;
@@ -90,8 +90,8 @@ private:
 };
 
 /// Seconds a collective waits for its peers (HCCL_EXEC_TIMEOUT, default 1836 as in CANN).
-uint64_t execTimeoutNs();
+uint64_t exec_timeout_ns();
 /// Seconds a rank waits for the others to join (HCCL_CONNECT_TIMEOUT, default 120).
-uint64_t connectTimeoutNs();
+uint64_t connect_timeout_ns();
 
 } // namespace vnpu::hccl

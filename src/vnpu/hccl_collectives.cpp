@@ -24,15 +24,15 @@ enum class OpKind : uint32_t { AllReduce = 1, Broadcast, AllGather, ReduceScatte
 
 struct OpNames {
     const char *api;     // host span, e.g. "HcclAllReduce"
-    const char *opName;  // the node name msPTI reports, e.g. "hcom_allReduce_"
-    const char *algType;
+    const char *op_name;  // the node name msPTI reports, e.g. "hcom_allReduce_"
+    const char *alg_type;
 };
 
 using Consumer = std::function<void(uint32_t peer, uint64_t lo, uint64_t hi, const unsigned char *data)>;
 
-HcclResult runRounds(Communicator &comm, const OpDescriptor &mine, const void *input, const Consumer &consume) {
+HcclResult run_rounds(Communicator &comm, const OpDescriptor &mine, const void *input, const Consumer &consume) {
     Arena &arena = *comm.arena;
-    const uint32_t n = comm.rankSize;
+    const uint32_t n = comm.rank_size;
     arena.descriptor(comm.rank) = mine;
     HcclResult rc = arena.barrier();
     if (rc != HCCL_SUCCESS) {
@@ -40,13 +40,13 @@ HcclResult runRounds(Communicator &comm, const OpDescriptor &mine, const void *i
     }
     OpDescriptor all[kMaxRanks];
     bool agree = true;
-    uint64_t maxBytes = 0;
+    uint64_t max_bytes = 0;
     for (uint32_t p = 0; p < n; ++p) {
         all[p] = arena.descriptor(p);
         const OpDescriptor &d = all[p];
-        agree = agree && d.op == all[0].op && d.dataType == all[0].dataType && d.reduceOp == all[0].reduceOp &&
+        agree = agree && d.op == all[0].op && d.data_type == all[0].data_type && d.reduce_op == all[0].reduce_op &&
                 d.root == all[0].root && d.count == all[0].count;
-        maxBytes = std::max(maxBytes, d.inputBytes);
+        max_bytes = std::max(max_bytes, d.input_bytes);
     }
     rc = arena.barrier();  // descriptors read: they may be overwritten by the next operation
     if (rc != HCCL_SUCCESS) {
@@ -55,20 +55,20 @@ HcclResult runRounds(Communicator &comm, const OpDescriptor &mine, const void *i
     if (!agree) {
         return HCCL_E_PARA;
     }
-    const uint64_t chunk = arena.slotBytes();
-    for (uint64_t lo = 0; lo < maxBytes; lo += chunk) {
-        const uint64_t hi = std::min(lo + chunk, maxBytes);
-        if (lo < mine.inputBytes) {
+    const uint64_t chunk = arena.slot_bytes();
+    for (uint64_t lo = 0; lo < max_bytes; lo += chunk) {
+        const uint64_t hi = std::min(lo + chunk, max_bytes);
+        if (lo < mine.input_bytes) {
             std::memcpy(arena.slot(comm.rank), static_cast<const unsigned char *>(input) + lo,
-                        std::min(hi, mine.inputBytes) - lo);
+                        std::min(hi, mine.input_bytes) - lo);
         }
         if ((rc = arena.barrier()) != HCCL_SUCCESS) {
             return rc;
         }
         for (uint32_t p = 0; p < n; ++p) {
-            const uint64_t peerHi = std::min(hi, all[p].inputBytes);
-            if (lo < peerHi) {
-                consume(p, lo, peerHi, arena.slot(p));
+            const uint64_t peer_hi = std::min(hi, all[p].input_bytes);
+            if (lo < peer_hi) {
+                consume(p, lo, peer_hi, arena.slot(p));
             }
         }
         if ((rc = arena.barrier()) != HCCL_SUCCESS) {
@@ -84,18 +84,18 @@ void accumulate(unsigned char *dst, const unsigned char *data, uint64_t bytes, u
     if (peer == 0) {
         std::memcpy(dst, data, bytes);
     } else {
-        reduceInto(dst, data, bytes / dataTypeSize(type), type, op);
+        reduce_into(dst, data, bytes / data_type_size(type), type, op);
     }
 }
 
-/// The part of peer input range [lo, hi) that falls in block `block` of `blockBytes`; false if none.
-bool blockPart(uint64_t lo, uint64_t hi, uint32_t block, uint64_t blockBytes, uint64_t &from, uint64_t &to) {
-    from = std::max(lo, block * blockBytes);
-    to = std::min(hi, (block + 1) * blockBytes);
+/// The part of peer input range [lo, hi) that falls in block `block` of `block_bytes`; false if none.
+bool block_part(uint64_t lo, uint64_t hi, uint32_t block, uint64_t block_bytes, uint64_t &from, uint64_t &to) {
+    from = std::max(lo, block * block_bytes);
+    to = std::min(hi, (block + 1) * block_bytes);
     return from < to;
 }
 
-HcclResult checkBuffer(const void *p, uint64_t bytes) {
+HcclResult check_buffer(const void *p, uint64_t bytes) {
     if (bytes == 0) {
         return HCCL_SUCCESS;
     }
@@ -105,8 +105,8 @@ HcclResult checkBuffer(const void *p, uint64_t bytes) {
     return MemoryRegistry::get().contains(p, bytes, MemoryKind::Device) ? HCCL_SUCCESS : HCCL_E_PARA;
 }
 
-HcclResult checkType(HcclDataType type, bool reduces, HcclReduceOp op) {
-    if (dataTypeSize(type) == 0) {
+HcclResult check_type(HcclDataType type, bool reduces, HcclReduceOp op) {
+    if (data_type_size(type) == 0) {
         return HCCL_E_PARA;
     }
     if (reduces) {
@@ -126,38 +126,38 @@ using Body = std::function<HcclResult(Communicator &)>;
 HcclResult enqueue(const std::shared_ptr<Communicator> &comm, aclrtStream stream, const OpNames &names,
                    HcclDataType type, uint64_t count, Body body) {
     std::shared_ptr<Stream> target;
-    if (resolveStream(stream, target) != ACL_SUCCESS || target->deviceId() != comm->deviceId) {
+    if (resolve_stream(stream, target) != ACL_SUCCESS || target->device_id() != comm->device_id) {
         return HCCL_E_PARA;  // unknown stream, or a stream of another device than this rank's
     }
-    const vnpuCollectiveInfo info{static_cast<uint32_t>(target->deviceId()), target->id(), names.opName,
-                                  comm->name.c_str(), names.algType, static_cast<uint32_t>(type), count,
-                                  comm->rankSize};
-    const profiler::ExecutionTag tag = profiler::collectiveEnqueued(info);
+    const vnpuCollectiveInfo info{static_cast<uint32_t>(target->device_id()), target->id(), names.op_name,
+                                  comm->name.c_str(), names.alg_type, static_cast<uint32_t>(type), count,
+                                  comm->rank_size};
+    const profiler::ExecutionTag tag = profiler::collective_enqueued(info);
     uint64_t seq = target->enqueue([comm, body = std::move(body), tag] {
-        const uint64_t start = profiler::nowNs();
+        const uint64_t start = profiler::now_ns();
         const HcclResult rc = body(*comm);
-        profiler::collectiveExecuted(tag, start, profiler::nowNs());
+        profiler::collective_executed(tag, start, profiler::now_ns());
         if (rc != HCCL_SUCCESS) {
-            comm->asyncError.store(rc);
+            comm->async_error.store(rc);
         }
     });
     return seq != 0 ? HCCL_SUCCESS : HCCL_E_PARA;
 }
 
 OpDescriptor describe(OpKind kind, HcclDataType type, HcclReduceOp op, uint32_t root, uint64_t count,
-                      uint64_t inputBytes) {
+                      uint64_t input_bytes) {
     return OpDescriptor{static_cast<uint32_t>(kind), static_cast<uint32_t>(type), static_cast<uint32_t>(op), root,
-                        count, inputBytes};
+                        count, input_bytes};
 }
 
 // The checks HcclSend and HcclRecv share: communicator, type, a peer that is another rank, buffer.
-HcclResult checkPointToPoint(HcclComm comm, const void *buf, uint64_t count, HcclDataType dataType, uint32_t peer,
+HcclResult check_point_to_point(HcclComm comm, const void *buf, uint64_t count, HcclDataType data_type, uint32_t peer,
                              std::shared_ptr<Communicator> &c, uint64_t &bytes) {
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, false, HCCL_REDUCE_SUM);
-    if (rc == HCCL_SUCCESS && (peer >= c->rankSize || peer == c->rank)) rc = HCCL_E_PARA;
-    bytes = count * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(buf, bytes);
+    HcclResult rc = find_communicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = check_type(data_type, false, HCCL_REDUCE_SUM);
+    if (rc == HCCL_SUCCESS && (peer >= c->rank_size || peer == c->rank)) rc = HCCL_E_PARA;
+    bytes = count * data_type_size(data_type);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(buf, bytes);
     return rc;
 }
 
@@ -169,236 +169,236 @@ using vnpu::profiler::ApiSpan;
 
 extern "C" {
 
-VNPU_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
+VNPU_EXPORT HcclResult HcclAllReduce(void *send_buf, void *recv_buf, uint64_t count, HcclDataType data_type,
                                      HcclReduceOp op, HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclAllReduce");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, true, op);
-    const uint64_t bytes = count * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(sendBuf, bytes);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(recvBuf, bytes);
+    HcclResult rc = find_communicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = check_type(data_type, true, op);
+    const uint64_t bytes = count * data_type_size(data_type);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(send_buf, bytes);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(recv_buf, bytes);
     if (rc != HCCL_SUCCESS) return rc;
-    const OpDescriptor mine = describe(OpKind::AllReduce, dataType, op, 0, count, bytes);
-    auto *out = static_cast<unsigned char *>(recvBuf);
-    return enqueue(c, stream, {"HcclAllReduce", "hcom_allReduce_", "RING"}, dataType, count,
+    const OpDescriptor mine = describe(OpKind::AllReduce, data_type, op, 0, count, bytes);
+    auto *out = static_cast<unsigned char *>(recv_buf);
+    return enqueue(c, stream, {"HcclAllReduce", "hcom_allReduce_", "RING"}, data_type, count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->allReduce(sendBuf, recvBuf, count, dataType, op);
-                       return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
+                       if (self.mpi) return self.mpi->all_reduce(send_buf, recv_buf, count, data_type, op);
+                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
-                           accumulate(out + lo, data, hi - lo, p, dataType, op);
+                           accumulate(out + lo, data, hi - lo, p, data_type, op);
                        });
                    });
 }
 
-VNPU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType, uint32_t root, HcclComm comm,
+VNPU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType data_type, uint32_t root, HcclComm comm,
                                      aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclBroadcast");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, false, HCCL_REDUCE_SUM);
-    if (rc == HCCL_SUCCESS && root >= c->rankSize) rc = HCCL_E_PARA;
-    const uint64_t bytes = count * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(buf, bytes);
+    HcclResult rc = find_communicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = check_type(data_type, false, HCCL_REDUCE_SUM);
+    if (rc == HCCL_SUCCESS && root >= c->rank_size) rc = HCCL_E_PARA;
+    const uint64_t bytes = count * data_type_size(data_type);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(buf, bytes);
     if (rc != HCCL_SUCCESS) return rc;
-    const bool isRoot = c->rank == root;
-    const OpDescriptor mine = describe(OpKind::Broadcast, dataType, HCCL_REDUCE_SUM, root, count, isRoot ? bytes : 0);
+    const bool is_root = c->rank == root;
+    const OpDescriptor mine = describe(OpKind::Broadcast, data_type, HCCL_REDUCE_SUM, root, count, is_root ? bytes : 0);
     auto *out = static_cast<unsigned char *>(buf);
-    return enqueue(c, stream, {"HcclBroadcast", "hcom_broadcast_", "RING"}, dataType, count,
+    return enqueue(c, stream, {"HcclBroadcast", "hcom_broadcast_", "RING"}, data_type, count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->broadcast(buf, count, dataType, root);
-                       return runRounds(self, mine, buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
+                       if (self.mpi) return self.mpi->broadcast(buf, count, data_type, root);
+                       return run_rounds(self, mine, buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                              const unsigned char *data) {
-                           if (!isRoot && p == root) {
+                           if (!is_root && p == root) {
                                std::memcpy(out + lo, data, hi - lo);
                            }
                        });
                    });
 }
 
-VNPU_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount, HcclDataType dataType,
+VNPU_EXPORT HcclResult HcclAllGather(void *send_buf, void *recv_buf, uint64_t send_count, HcclDataType data_type,
                                      HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclAllGather");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, false, HCCL_REDUCE_SUM);
-    const uint64_t block = sendCount * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(sendBuf, block);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(recvBuf, block * c->rankSize);
+    HcclResult rc = find_communicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = check_type(data_type, false, HCCL_REDUCE_SUM);
+    const uint64_t block = send_count * data_type_size(data_type);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(send_buf, block);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(recv_buf, block * c->rank_size);
     if (rc != HCCL_SUCCESS) return rc;
-    const OpDescriptor mine = describe(OpKind::AllGather, dataType, HCCL_REDUCE_SUM, 0, sendCount, block);
-    auto *out = static_cast<unsigned char *>(recvBuf);
-    return enqueue(c, stream, {"HcclAllGather", "hcom_allGather_", "RING"}, dataType, sendCount,
+    const OpDescriptor mine = describe(OpKind::AllGather, data_type, HCCL_REDUCE_SUM, 0, send_count, block);
+    auto *out = static_cast<unsigned char *>(recv_buf);
+    return enqueue(c, stream, {"HcclAllGather", "hcom_allGather_", "RING"}, data_type, send_count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->allGather(sendBuf, recvBuf, sendCount, dataType);
-                       return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
+                       if (self.mpi) return self.mpi->all_gather(send_buf, recv_buf, send_count, data_type);
+                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            std::memcpy(out + p * block + lo, data, hi - lo);
                        });
                    });
 }
 
-VNPU_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
+VNPU_EXPORT HcclResult HcclReduceScatter(void *send_buf, void *recv_buf, uint64_t recv_count, HcclDataType data_type,
                                          HcclReduceOp op, HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclReduceScatter");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, true, op);
-    const uint64_t block = recvCount * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(sendBuf, block * c->rankSize);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(recvBuf, block);
+    HcclResult rc = find_communicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = check_type(data_type, true, op);
+    const uint64_t block = recv_count * data_type_size(data_type);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(send_buf, block * c->rank_size);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(recv_buf, block);
     if (rc != HCCL_SUCCESS) return rc;
-    const OpDescriptor mine = describe(OpKind::ReduceScatter, dataType, op, 0, recvCount, block * c->rankSize);
-    auto *out = static_cast<unsigned char *>(recvBuf);
+    const OpDescriptor mine = describe(OpKind::ReduceScatter, data_type, op, 0, recv_count, block * c->rank_size);
+    auto *out = static_cast<unsigned char *>(recv_buf);
     const uint32_t rank = c->rank;
-    return enqueue(c, stream, {"HcclReduceScatter", "hcom_reduceScatter_", "RING"}, dataType, recvCount,
+    return enqueue(c, stream, {"HcclReduceScatter", "hcom_reduceScatter_", "RING"}, data_type, recv_count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->reduceScatter(sendBuf, recvBuf, recvCount, dataType, op);
-                       return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
+                       if (self.mpi) return self.mpi->reduce_scatter(send_buf, recv_buf, recv_count, data_type, op);
+                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            uint64_t from = 0;
                            uint64_t to = 0;
-                           if (blockPart(lo, hi, rank, block, from, to)) {
-                               accumulate(out + (from - rank * block), data + (from - lo), to - from, p, dataType, op);
+                           if (block_part(lo, hi, rank, block, from, to)) {
+                               accumulate(out + (from - rank * block), data + (from - lo), to - from, p, data_type, op);
                            }
                        });
                    });
 }
 
-VNPU_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
+VNPU_EXPORT HcclResult HcclReduce(void *send_buf, void *recv_buf, uint64_t count, HcclDataType data_type,
                                   HcclReduceOp op, uint32_t root, HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclReduce");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, true, op);
-    if (rc == HCCL_SUCCESS && root >= c->rankSize) rc = HCCL_E_PARA;
-    const uint64_t bytes = count * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(sendBuf, bytes);
-    if (rc == HCCL_SUCCESS && c->rank == root) rc = checkBuffer(recvBuf, bytes);
+    HcclResult rc = find_communicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = check_type(data_type, true, op);
+    if (rc == HCCL_SUCCESS && root >= c->rank_size) rc = HCCL_E_PARA;
+    const uint64_t bytes = count * data_type_size(data_type);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(send_buf, bytes);
+    if (rc == HCCL_SUCCESS && c->rank == root) rc = check_buffer(recv_buf, bytes);
     if (rc != HCCL_SUCCESS) return rc;
-    const bool isRoot = c->rank == root;
-    const OpDescriptor mine = describe(OpKind::Reduce, dataType, op, root, count, bytes);
-    auto *out = static_cast<unsigned char *>(recvBuf);
-    return enqueue(c, stream, {"HcclReduce", "hcom_reduce_", "RING"}, dataType, count, [=](Communicator &self) {
-        if (self.mpi) return self.mpi->reduce(sendBuf, recvBuf, count, dataType, op, root);
-        return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
-            if (isRoot) {
-                accumulate(out + lo, data, hi - lo, p, dataType, op);
+    const bool is_root = c->rank == root;
+    const OpDescriptor mine = describe(OpKind::Reduce, data_type, op, root, count, bytes);
+    auto *out = static_cast<unsigned char *>(recv_buf);
+    return enqueue(c, stream, {"HcclReduce", "hcom_reduce_", "RING"}, data_type, count, [=](Communicator &self) {
+        if (self.mpi) return self.mpi->reduce(send_buf, recv_buf, count, data_type, op, root);
+        return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
+            if (is_root) {
+                accumulate(out + lo, data, hi - lo, p, data_type, op);
             }
         });
     });
 }
 
-VNPU_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
+VNPU_EXPORT HcclResult HcclScatter(void *send_buf, void *recv_buf, uint64_t recv_count, HcclDataType data_type,
                                    uint32_t root, HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclScatter");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(dataType, false, HCCL_REDUCE_SUM);
-    if (rc == HCCL_SUCCESS && root >= c->rankSize) rc = HCCL_E_PARA;
-    const uint64_t block = recvCount * dataTypeSize(dataType);
-    if (rc == HCCL_SUCCESS && c->rank == root) rc = checkBuffer(sendBuf, block * c->rankSize);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(recvBuf, block);
+    HcclResult rc = find_communicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = check_type(data_type, false, HCCL_REDUCE_SUM);
+    if (rc == HCCL_SUCCESS && root >= c->rank_size) rc = HCCL_E_PARA;
+    const uint64_t block = recv_count * data_type_size(data_type);
+    if (rc == HCCL_SUCCESS && c->rank == root) rc = check_buffer(send_buf, block * c->rank_size);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(recv_buf, block);
     if (rc != HCCL_SUCCESS) return rc;
     const uint32_t rank = c->rank;
     const OpDescriptor mine =
-        describe(OpKind::Scatter, dataType, HCCL_REDUCE_SUM, root, recvCount, rank == root ? block * c->rankSize : 0);
-    auto *out = static_cast<unsigned char *>(recvBuf);
-    return enqueue(c, stream, {"HcclScatter", "hcom_scatter_", "RING"}, dataType, recvCount,
+        describe(OpKind::Scatter, data_type, HCCL_REDUCE_SUM, root, recv_count, rank == root ? block * c->rank_size : 0);
+    auto *out = static_cast<unsigned char *>(recv_buf);
+    return enqueue(c, stream, {"HcclScatter", "hcom_scatter_", "RING"}, data_type, recv_count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->scatter(sendBuf, recvBuf, recvCount, dataType, root);
-                       return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
+                       if (self.mpi) return self.mpi->scatter(send_buf, recv_buf, recv_count, data_type, root);
+                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            uint64_t from = 0;
                            uint64_t to = 0;
-                           if (p == root && blockPart(lo, hi, rank, block, from, to)) {
+                           if (p == root && block_part(lo, hi, rank, block, from, to)) {
                                std::memcpy(out + (from - rank * block), data + (from - lo), to - from);
                            }
                        });
                    });
 }
 
-VNPU_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclDataType sendType,
-                                    const void *recvBuf, uint64_t recvCount, HcclDataType recvType, HcclComm comm,
+VNPU_EXPORT HcclResult HcclAlltoAll(const void *send_buf, uint64_t send_count, HcclDataType send_type,
+                                    const void *recv_buf, uint64_t recv_count, HcclDataType recv_type, HcclComm comm,
                                     aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclAlltoAll");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
-    if (rc == HCCL_SUCCESS) rc = checkType(sendType, false, HCCL_REDUCE_SUM);
-    if (rc == HCCL_SUCCESS && (sendType != recvType || sendCount != recvCount ||
-                               (sendBuf == recvBuf && sendCount > 0))) {
+    HcclResult rc = find_communicator(comm, c);
+    if (rc == HCCL_SUCCESS) rc = check_type(send_type, false, HCCL_REDUCE_SUM);
+    if (rc == HCCL_SUCCESS && (send_type != recv_type || send_count != recv_count ||
+                               (send_buf == recv_buf && send_count > 0))) {
         rc = HCCL_E_PARA;
     }
-    const uint64_t block = sendCount * dataTypeSize(sendType);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(sendBuf, block * c->rankSize);
-    if (rc == HCCL_SUCCESS) rc = checkBuffer(recvBuf, block * c->rankSize);
+    const uint64_t block = send_count * data_type_size(send_type);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(send_buf, block * c->rank_size);
+    if (rc == HCCL_SUCCESS) rc = check_buffer(recv_buf, block * c->rank_size);
     if (rc != HCCL_SUCCESS) return rc;
     const uint32_t rank = c->rank;
-    const OpDescriptor mine = describe(OpKind::AlltoAll, sendType, HCCL_REDUCE_SUM, 0, sendCount, block * c->rankSize);
-    auto *out = static_cast<unsigned char *>(const_cast<void *>(recvBuf));
-    return enqueue(c, stream, {"HcclAlltoAll", "hcom_alltoall_", "MESH"}, sendType, sendCount,
+    const OpDescriptor mine = describe(OpKind::AlltoAll, send_type, HCCL_REDUCE_SUM, 0, send_count, block * c->rank_size);
+    auto *out = static_cast<unsigned char *>(const_cast<void *>(recv_buf));
+    return enqueue(c, stream, {"HcclAlltoAll", "hcom_alltoall_", "MESH"}, send_type, send_count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->alltoAll(sendBuf, out, sendCount, sendType);
-                       return runRounds(self, mine, sendBuf, [&](uint32_t p, uint64_t lo, uint64_t hi,
+                       if (self.mpi) return self.mpi->all_to_all(send_buf, out, send_count, send_type);
+                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
                                                                  const unsigned char *data) {
                            uint64_t from = 0;
                            uint64_t to = 0;
-                           if (blockPart(lo, hi, rank, block, from, to)) {
+                           if (block_part(lo, hi, rank, block, from, to)) {
                                std::memcpy(out + p * block + (from - rank * block), data + (from - lo), to - from);
                            }
                        });
                    });
 }
 
-VNPU_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, const void *sdispls,
-                                     HcclDataType sendType, const void *recvBuf, const void *recvCounts,
-                                     const void *rdispls, HcclDataType recvType, HcclComm comm, aclrtStream stream) {
-    (void)sendBuf, (void)sendCounts, (void)sdispls, (void)sendType, (void)recvBuf, (void)recvCounts, (void)rdispls,
-        (void)recvType, (void)comm, (void)stream;
+VNPU_EXPORT HcclResult HcclAlltoAllV(const void *send_buf, const void *send_counts, const void *sdispls,
+                                     HcclDataType send_type, const void *recv_buf, const void *recv_counts,
+                                     const void *rdispls, HcclDataType recv_type, HcclComm comm, aclrtStream stream) {
+    (void)send_buf, (void)send_counts, (void)sdispls, (void)send_type, (void)recv_buf, (void)recv_counts, (void)rdispls,
+        (void)recv_type, (void)comm, (void)stream;
     return HCCL_E_NOT_SUPPORT;
 }
 
 VNPU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclBarrier");
     std::shared_ptr<Communicator> c;
-    HcclResult rc = findCommunicator(comm, c);
+    HcclResult rc = find_communicator(comm, c);
     if (rc != HCCL_SUCCESS) return rc;
     const OpDescriptor mine = describe(OpKind::Barrier, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 0, 0, 0);
     return enqueue(c, stream, {"HcclBarrier", "hcom_barrier_", "RING"}, HCCL_DATA_TYPE_FP32, 0,
                    [=](Communicator &self) {
                        if (self.mpi) return self.mpi->barrier();
-                       return runRounds(self, mine, nullptr,
+                       return run_rounds(self, mine, nullptr,
                                         [](uint32_t, uint64_t, uint64_t, const unsigned char *) {});
                    });
 }
 
-VNPU_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank,
+VNPU_EXPORT HcclResult HcclSend(void *send_buf, uint64_t count, HcclDataType data_type, uint32_t dest_rank,
                                 HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclSend");
     std::shared_ptr<Communicator> c;
     uint64_t bytes = 0;
-    HcclResult rc = checkPointToPoint(comm, sendBuf, count, dataType, destRank, c, bytes);
+    HcclResult rc = check_point_to_point(comm, send_buf, count, data_type, dest_rank, c, bytes);
     if (rc != HCCL_SUCCESS) return rc;
-    return enqueue(c, stream, {"HcclSend", "hcom_send_", "P2P"}, dataType, count, [=](Communicator &self) {
-        return self.mpi ? self.mpi->send(sendBuf, bytes, destRank) : self.arena->send(self.rank, destRank, sendBuf, bytes);
+    return enqueue(c, stream, {"HcclSend", "hcom_send_", "P2P"}, data_type, count, [=](Communicator &self) {
+        return self.mpi ? self.mpi->send(send_buf, bytes, dest_rank) : self.arena->send(self.rank, dest_rank, send_buf, bytes);
     });
 }
 
-VNPU_EXPORT HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank,
+VNPU_EXPORT HcclResult HcclRecv(void *recv_buf, uint64_t count, HcclDataType data_type, uint32_t src_rank,
                                 HcclComm comm, aclrtStream stream) {
     ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclRecv");
     std::shared_ptr<Communicator> c;
     uint64_t bytes = 0;
-    HcclResult rc = checkPointToPoint(comm, recvBuf, count, dataType, srcRank, c, bytes);
+    HcclResult rc = check_point_to_point(comm, recv_buf, count, data_type, src_rank, c, bytes);
     if (rc != HCCL_SUCCESS) return rc;
-    return enqueue(c, stream, {"HcclRecv", "hcom_receive_", "P2P"}, dataType, count, [=](Communicator &self) {
-        return self.mpi ? self.mpi->recv(recvBuf, bytes, srcRank) : self.arena->recv(srcRank, self.rank, recvBuf, bytes);
+    return enqueue(c, stream, {"HcclRecv", "hcom_receive_", "P2P"}, data_type, count, [=](Communicator &self) {
+        return self.mpi ? self.mpi->recv(recv_buf, bytes, src_rank) : self.arena->recv(src_rank, self.rank, recv_buf, bytes);
     });
 }
 
-VNPU_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem *sendRecvInfo, uint32_t itemNum, HcclComm comm,
+VNPU_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem *send_recv_info, uint32_t item_num, HcclComm comm,
                                          aclrtStream stream) {
-    (void)sendRecvInfo, (void)itemNum, (void)comm, (void)stream;
+    (void)send_recv_info, (void)item_num, (void)comm, (void)stream;
     return HCCL_E_NOT_SUPPORT;
 }
 

@@ -16,23 +16,23 @@ struct Communicator {
     std::shared_ptr<Arena> arena;    // shared-memory transport
     std::shared_ptr<MpiComm> mpi;    // MPI transport (then arena is null)
     uint32_t rank = 0;
-    uint32_t rankSize = 0;
-    int32_t deviceId = 0;
+    uint32_t rank_size = 0;
+    int32_t device_id = 0;
     std::string name;  // identical on every rank
-    std::atomic<int> asyncError{HCCL_SUCCESS};
+    std::atomic<int> async_error{HCCL_SUCCESS};
 };
 
 HandleRegistry<Communicator> &communicators();
 
 /// Resolves a comm handle: HCCL_E_PTR for NULL, HCCL_E_PARA for an unknown handle.
-HcclResult findCommunicator(const void *handle, std::shared_ptr<Communicator> &out);
+HcclResult find_communicator(const void *handle, std::shared_ptr<Communicator> &out);
 
 /// A realistic, process-unique communicator name: <ip>%<iface>_<port>_<n>_<16 digits>.
-std::string makeCommName();
+std::string make_comm_name();
 
-/// Multi-process transport: creates or opens the POSIX shared-memory arena called `shmName`.
-HcclResult openSharedArena(const char *shmName, uint32_t nRanks, std::shared_ptr<Arena> &out, bool &creator);
+/// Multi-process transport: creates or opens the POSIX shared-memory arena called `shm_name`.
+HcclResult open_shared_arena(const char *shm_name, uint32_t n_ranks, std::shared_ptr<Arena> &out, bool &creator);
 /// Removes the arena's name once every rank has mapped it.
-void unlinkSharedArena(const char *shmName);
+void unlink_shared_arena(const char *shm_name);
 
 } // namespace vnpu::hccl

@@ -31,7 +31,7 @@ constexpr uint64_t kChunkElems = 1ULL << 28;  // well below INT_MAX, in elements
 
 ReduceFn g_reduce = nullptr;
 
-uint64_t nowNs() {
+uint64_t now_ns() {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
@@ -39,7 +39,7 @@ uint64_t nowNs() {
 
 // MPI user functions carry no context: one per (type, op), all going to vnpu's reduction.
 template <HcclDataType Type, HcclReduceOp Op>
-void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
+void half_op(void *in, void *inout, int *len, MPI_Datatype *) {
     g_reduce(inout, in, static_cast<uint64_t>(*len), Type, Op);
 }
 
@@ -48,16 +48,16 @@ struct HalfOps {
     MPI_Op bf16[4];
 };
 
-HalfOps makeHalfOps() {
+HalfOps make_half_ops() {
     HalfOps ops{};
-    MPI_Op_create(&halfOp<HCCL_DATA_TYPE_FP16, HCCL_REDUCE_SUM>, 1, &ops.fp16[HCCL_REDUCE_SUM]);
-    MPI_Op_create(&halfOp<HCCL_DATA_TYPE_FP16, HCCL_REDUCE_PROD>, 1, &ops.fp16[HCCL_REDUCE_PROD]);
-    MPI_Op_create(&halfOp<HCCL_DATA_TYPE_FP16, HCCL_REDUCE_MAX>, 1, &ops.fp16[HCCL_REDUCE_MAX]);
-    MPI_Op_create(&halfOp<HCCL_DATA_TYPE_FP16, HCCL_REDUCE_MIN>, 1, &ops.fp16[HCCL_REDUCE_MIN]);
-    MPI_Op_create(&halfOp<HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_SUM>, 1, &ops.bf16[HCCL_REDUCE_SUM]);
-    MPI_Op_create(&halfOp<HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_PROD>, 1, &ops.bf16[HCCL_REDUCE_PROD]);
-    MPI_Op_create(&halfOp<HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_MAX>, 1, &ops.bf16[HCCL_REDUCE_MAX]);
-    MPI_Op_create(&halfOp<HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_MIN>, 1, &ops.bf16[HCCL_REDUCE_MIN]);
+    MPI_Op_create(&half_op<HCCL_DATA_TYPE_FP16, HCCL_REDUCE_SUM>, 1, &ops.fp16[HCCL_REDUCE_SUM]);
+    MPI_Op_create(&half_op<HCCL_DATA_TYPE_FP16, HCCL_REDUCE_PROD>, 1, &ops.fp16[HCCL_REDUCE_PROD]);
+    MPI_Op_create(&half_op<HCCL_DATA_TYPE_FP16, HCCL_REDUCE_MAX>, 1, &ops.fp16[HCCL_REDUCE_MAX]);
+    MPI_Op_create(&half_op<HCCL_DATA_TYPE_FP16, HCCL_REDUCE_MIN>, 1, &ops.fp16[HCCL_REDUCE_MIN]);
+    MPI_Op_create(&half_op<HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_SUM>, 1, &ops.bf16[HCCL_REDUCE_SUM]);
+    MPI_Op_create(&half_op<HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_PROD>, 1, &ops.bf16[HCCL_REDUCE_PROD]);
+    MPI_Op_create(&half_op<HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_MAX>, 1, &ops.bf16[HCCL_REDUCE_MAX]);
+    MPI_Op_create(&half_op<HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_MIN>, 1, &ops.bf16[HCCL_REDUCE_MIN]);
     return ops;
 }
 
@@ -65,7 +65,7 @@ HalfOps g_halfOps;
 MPI_Datatype g_int128 = MPI_DATATYPE_NULL;
 
 /// The MPI type of one element; element counts stay those of HCCL.
-MPI_Datatype mpiType(HcclDataType type) {
+MPI_Datatype mpi_type(HcclDataType type) {
     switch (type) {
     case HCCL_DATA_TYPE_INT8: return MPI_INT8_T;
     case HCCL_DATA_TYPE_INT16: return MPI_INT16_T;
@@ -84,7 +84,7 @@ MPI_Datatype mpiType(HcclDataType type) {
     }
 }
 
-MPI_Op mpiOp(HcclDataType type, HcclReduceOp op) {
+MPI_Op mpi_op(HcclDataType type, HcclReduceOp op) {
     if (type == HCCL_DATA_TYPE_FP16) return g_halfOps.fp16[op];
     if (type == HCCL_DATA_TYPE_BFP16) return g_halfOps.bf16[op];
     switch (op) {
@@ -95,14 +95,14 @@ MPI_Op mpiOp(HcclDataType type, HcclReduceOp op) {
     }
 }
 
-int typeBytes(HcclDataType type) {
+int type_bytes(HcclDataType type) {
     int bytes = 0;
-    MPI_Type_size(mpiType(type), &bytes);
+    MPI_Type_size(mpi_type(type), &bytes);
     return bytes;
 }
 
 // HCCL_EXEC_TIMEOUT (seconds, default 1836 as in CANN): how long one collective waits for its peers.
-uint64_t execTimeoutNs() {
+uint64_t exec_timeout_ns() {
     const char *text = std::getenv("HCCL_EXEC_TIMEOUT");
     const long long seconds = text != nullptr ? std::atoll(text) : 0;
     return static_cast<uint64_t>(seconds > 0 ? seconds : 1836) * 1000000000ULL;
@@ -114,7 +114,7 @@ uint64_t execTimeoutNs() {
 // request, so it is kept.
 class Comm final : public MpiComm {
 public:
-    explicit Comm(MPI_Comm comm) : comm_(comm), timeoutNs_(execTimeoutNs()) {
+    explicit Comm(MPI_Comm comm) : comm_(comm), timeoutNs_(exec_timeout_ns()) {
         MPI_Comm_rank(comm_, &rank_);
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);  // an error is a result code, not an abort
     }
@@ -126,81 +126,81 @@ public:
         }
     }
 
-    HcclResult allReduce(const void *send, void *recv, uint64_t count, HcclDataType type, HcclReduceOp op) override {
-        const MPI_Datatype t = mpiType(type);
-        const int size = typeBytes(type);
+    HcclResult all_reduce(const void *send, void *recv, uint64_t count, HcclDataType type, HcclReduceOp op) override {
+        const MPI_Datatype t = mpi_type(type);
+        const int size = type_bytes(type);
         for (uint64_t at = 0; at < count; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, count - at));
             const void *s = send == recv ? MPI_IN_PLACE : static_cast<const char *>(send) + at * size;
             MPI_Request r;
             const HcclResult rc =
-                run(MPI_Iallreduce(s, static_cast<char *>(recv) + at * size, n, t, mpiOp(type, op), comm_, &r), r);
+                run(MPI_Iallreduce(s, static_cast<char *>(recv) + at * size, n, t, mpi_op(type, op), comm_, &r), r);
             if (rc != HCCL_SUCCESS) return rc;
         }
         return HCCL_SUCCESS;
     }
 
     HcclResult broadcast(void *buf, uint64_t count, HcclDataType type, uint32_t root) override {
-        const int size = typeBytes(type);
+        const int size = type_bytes(type);
         for (uint64_t at = 0; at < count; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, count - at));
             MPI_Request r;
             const HcclResult rc = run(
-                MPI_Ibcast(static_cast<char *>(buf) + at * size, n, mpiType(type), static_cast<int>(root), comm_, &r), r);
+                MPI_Ibcast(static_cast<char *>(buf) + at * size, n, mpi_type(type), static_cast<int>(root), comm_, &r), r);
             if (rc != HCCL_SUCCESS) return rc;
         }
         return HCCL_SUCCESS;
     }
 
-    HcclResult allGather(const void *send, void *recv, uint64_t sendCount, HcclDataType type) override {
-        if (sendCount > kChunkElems) return HCCL_E_NOT_SUPPORT;
-        const int n = static_cast<int>(sendCount);
-        const MPI_Datatype t = mpiType(type);
-        const bool inPlace = send == static_cast<char *>(recv) + static_cast<uint64_t>(rank_) * sendCount * typeBytes(type);
+    HcclResult all_gather(const void *send, void *recv, uint64_t send_count, HcclDataType type) override {
+        if (send_count > kChunkElems) return HCCL_E_NOT_SUPPORT;
+        const int n = static_cast<int>(send_count);
+        const MPI_Datatype t = mpi_type(type);
+        const bool in_place = send == static_cast<char *>(recv) + static_cast<uint64_t>(rank_) * send_count * type_bytes(type);
         MPI_Request r;
-        return run(MPI_Iallgather(inPlace ? MPI_IN_PLACE : send, n, t, recv, n, t, comm_, &r), r);
+        return run(MPI_Iallgather(in_place ? MPI_IN_PLACE : send, n, t, recv, n, t, comm_, &r), r);
     }
 
-    HcclResult reduceScatter(const void *send, void *recv, uint64_t recvCount, HcclDataType type,
+    HcclResult reduce_scatter(const void *send, void *recv, uint64_t recv_count, HcclDataType type,
                              HcclReduceOp op) override {
-        if (recvCount > kChunkElems) return HCCL_E_NOT_SUPPORT;
+        if (recv_count > kChunkElems) return HCCL_E_NOT_SUPPORT;
         MPI_Request r;
-        return run(MPI_Ireduce_scatter_block(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(recvCount),
-                                             mpiType(type), mpiOp(type, op), comm_, &r),
+        return run(MPI_Ireduce_scatter_block(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(recv_count),
+                                             mpi_type(type), mpi_op(type, op), comm_, &r),
                    r);
     }
 
     HcclResult reduce(const void *send, void *recv, uint64_t count, HcclDataType type, HcclReduceOp op,
                       uint32_t root) override {
-        const MPI_Datatype t = mpiType(type);
-        const int size = typeBytes(type);
-        const bool isRoot = static_cast<uint32_t>(rank_) == root;
+        const MPI_Datatype t = mpi_type(type);
+        const int size = type_bytes(type);
+        const bool is_root = static_cast<uint32_t>(rank_) == root;
         for (uint64_t at = 0; at < count; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, count - at));
-            const void *s = isRoot && send == recv ? MPI_IN_PLACE : static_cast<const char *>(send) + at * size;
-            void *out = isRoot ? static_cast<char *>(recv) + at * size : nullptr;
+            const void *s = is_root && send == recv ? MPI_IN_PLACE : static_cast<const char *>(send) + at * size;
+            void *out = is_root ? static_cast<char *>(recv) + at * size : nullptr;
             MPI_Request r;
-            const HcclResult rc = run(MPI_Ireduce(s, out, n, t, mpiOp(type, op), static_cast<int>(root), comm_, &r), r);
+            const HcclResult rc = run(MPI_Ireduce(s, out, n, t, mpi_op(type, op), static_cast<int>(root), comm_, &r), r);
             if (rc != HCCL_SUCCESS) return rc;
         }
         return HCCL_SUCCESS;
     }
 
-    HcclResult scatter(const void *send, void *recv, uint64_t recvCount, HcclDataType type, uint32_t root) override {
-        if (recvCount > kChunkElems) return HCCL_E_NOT_SUPPORT;
-        const int n = static_cast<int>(recvCount);
-        const MPI_Datatype t = mpiType(type);
-        const bool isRoot = static_cast<uint32_t>(rank_) == root;
-        const bool inPlace =
-            isRoot && recv == static_cast<const char *>(send) + static_cast<uint64_t>(root) * recvCount * typeBytes(type);
+    HcclResult scatter(const void *send, void *recv, uint64_t recv_count, HcclDataType type, uint32_t root) override {
+        if (recv_count > kChunkElems) return HCCL_E_NOT_SUPPORT;
+        const int n = static_cast<int>(recv_count);
+        const MPI_Datatype t = mpi_type(type);
+        const bool is_root = static_cast<uint32_t>(rank_) == root;
+        const bool in_place =
+            is_root && recv == static_cast<const char *>(send) + static_cast<uint64_t>(root) * recv_count * type_bytes(type);
         MPI_Request r;
-        return run(MPI_Iscatter(send, n, t, inPlace ? MPI_IN_PLACE : recv, n, t, static_cast<int>(root), comm_, &r), r);
+        return run(MPI_Iscatter(send, n, t, in_place ? MPI_IN_PLACE : recv, n, t, static_cast<int>(root), comm_, &r), r);
     }
 
-    HcclResult alltoAll(const void *send, void *recv, uint64_t count, HcclDataType type) override {
+    HcclResult all_to_all(const void *send, void *recv, uint64_t count, HcclDataType type) override {
         if (count > kChunkElems) return HCCL_E_NOT_SUPPORT;
         const int n = static_cast<int>(count);
-        const MPI_Datatype t = mpiType(type);
+        const MPI_Datatype t = mpi_type(type);
         MPI_Request r;
         return run(MPI_Ialltoall(send, n, t, recv, n, t, comm_, &r), r);
     }
@@ -239,16 +239,16 @@ public:
     }
 
 private:
-    // Waits for the request just started (issueRc: its start's result) until HCCL_EXEC_TIMEOUT.
-    HcclResult run(int issueRc, MPI_Request &request, MPI_Status *status = MPI_STATUS_IGNORE) {
-        if (issueRc != MPI_SUCCESS) return HCCL_E_INTERNAL;
-        const uint64_t deadline = nowNs() + timeoutNs_;
+    // Waits for the request just started (issue_rc: its start's result) until HCCL_EXEC_TIMEOUT.
+    HcclResult run(int issue_rc, MPI_Request &request, MPI_Status *status = MPI_STATUS_IGNORE) {
+        if (issue_rc != MPI_SUCCESS) return HCCL_E_INTERNAL;
+        const uint64_t deadline = now_ns() + timeoutNs_;
         for (uint32_t spin = 0;; ++spin) {
             if (broken_.load(std::memory_order_relaxed)) return HCCL_E_TIMEOUT;
             int done = 0;
             if (MPI_Test(&request, &done, status) != MPI_SUCCESS) return HCCL_E_INTERNAL;
             if (done) return HCCL_SUCCESS;
-            if ((spin & 255) == 0 && nowNs() > deadline) {
+            if ((spin & 255) == 0 && now_ns() > deadline) {
                 broken_.store(true);
                 g_anyBroken.store(true);
                 std::lock_guard<std::mutex> lock(mutex_);
@@ -271,12 +271,12 @@ private:
 };
 
 // Waits for a request until the deadline, polling (MPI has no timed wait); cancels it on timeout.
-HcclResult waitUntil(MPI_Request &request, uint64_t deadlineNs) {
+HcclResult wait_until(MPI_Request &request, uint64_t deadline_ns) {
     for (;;) {
         int done = 0;
         if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return HCCL_E_INTERNAL;
         if (done) return HCCL_SUCCESS;
-        if (nowNs() > deadlineNs) {
+        if (now_ns() > deadline_ns) {
             MPI_Cancel(&request);
             MPI_Request_free(&request);
             return HCCL_E_TIMEOUT;
@@ -288,57 +288,57 @@ HcclResult waitUntil(MPI_Request &request, uint64_t deadlineNs) {
 
 class Transport final : public MpiTransport {
 public:
-    explicit Transport(int worldRank) : worldRank_(worldRank) {}
+    explicit Transport(int world_rank) : worldRank_(world_rank) {}
 
-    uint32_t worldRank() const override { return static_cast<uint32_t>(worldRank_); }
+    uint32_t world_rank() const override { return static_cast<uint32_t>(worldRank_); }
 
-    HcclResult open(uint32_t rootWorldRank, uint32_t sequence, uint32_t nRanks, uint32_t rank, uint64_t timeoutNs,
+    HcclResult open(uint32_t root_world_rank, uint32_t sequence, uint32_t n_ranks, uint32_t rank, uint64_t timeout_ns,
                     std::unique_ptr<MpiComm> &out) override {
-        int worldSize = 0;
-        MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
-        if (nRanks > static_cast<uint32_t>(worldSize) || rootWorldRank >= static_cast<uint32_t>(worldSize)) {
-            std::fprintf(stderr, "vnpu hccl: %u ranks asked for, but MPI_COMM_WORLD has %d\n", nRanks, worldSize);
+        int world_size = 0;
+        MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+        if (n_ranks > static_cast<uint32_t>(world_size) || root_world_rank >= static_cast<uint32_t>(world_size)) {
+            std::fprintf(stderr, "vnpu hccl: %u ranks asked for, but MPI_COMM_WORLD has %d\n", n_ranks, world_size);
             return HCCL_E_PARA;
         }
         const int tag = kJoinTagBase + static_cast<int>(sequence % kJoinTags);
-        const uint64_t deadline = nowNs() + timeoutNs;
-        std::vector<int> members(nRanks, -1);
-        if (static_cast<uint32_t>(worldRank_) == rootWorldRank) {
+        const uint64_t deadline = now_ns() + timeout_ns;
+        std::vector<int> members(n_ranks, -1);
+        if (static_cast<uint32_t>(worldRank_) == root_world_rank) {
             // The root collects (rank, world rank) from every other member, then hands out the list.
             members[rank] = worldRank_;
-            for (uint32_t i = 1; i < nRanks; ++i) {
+            for (uint32_t i = 1; i < n_ranks; ++i) {
                 int pair[2] = {-1, -1};
                 MPI_Request request;
                 MPI_Irecv(pair, 2, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &request);
-                const HcclResult rc = waitUntil(request, deadline);
+                const HcclResult rc = wait_until(request, deadline);
                 if (rc != HCCL_SUCCESS) return rc;
-                if (pair[0] < 0 || static_cast<uint32_t>(pair[0]) >= nRanks || members[pair[0]] != -1) {
+                if (pair[0] < 0 || static_cast<uint32_t>(pair[0]) >= n_ranks || members[pair[0]] != -1) {
                     std::fprintf(stderr, "vnpu hccl: rank %d joined twice or is out of range\n", pair[0]);
                     return HCCL_E_PARA;
                 }
                 members[pair[0]] = pair[1];
             }
-            for (uint32_t r = 0; r < nRanks; ++r) {
-                if (r != rank && MPI_Send(members.data(), static_cast<int>(nRanks), MPI_INT, members[r], tag,
+            for (uint32_t r = 0; r < n_ranks; ++r) {
+                if (r != rank && MPI_Send(members.data(), static_cast<int>(n_ranks), MPI_INT, members[r], tag,
                                           MPI_COMM_WORLD) != MPI_SUCCESS) {
                     return HCCL_E_INTERNAL;
                 }
             }
         } else {
             int pair[2] = {static_cast<int>(rank), worldRank_};
-            if (MPI_Send(pair, 2, MPI_INT, static_cast<int>(rootWorldRank), tag, MPI_COMM_WORLD) != MPI_SUCCESS) {
+            if (MPI_Send(pair, 2, MPI_INT, static_cast<int>(root_world_rank), tag, MPI_COMM_WORLD) != MPI_SUCCESS) {
                 return HCCL_E_INTERNAL;
             }
             MPI_Request request;
-            MPI_Irecv(members.data(), static_cast<int>(nRanks), MPI_INT, static_cast<int>(rootWorldRank), tag,
+            MPI_Irecv(members.data(), static_cast<int>(n_ranks), MPI_INT, static_cast<int>(root_world_rank), tag,
                       MPI_COMM_WORLD, &request);
-            const HcclResult rc = waitUntil(request, deadline);
+            const HcclResult rc = wait_until(request, deadline);
             if (rc != HCCL_SUCCESS) return rc;
         }
         MPI_Group world;
         MPI_Group group;
         MPI_Comm_group(MPI_COMM_WORLD, &world);
-        MPI_Group_incl(world, static_cast<int>(nRanks), members.data(), &group);
+        MPI_Group_incl(world, static_cast<int>(n_ranks), members.data(), &group);
         MPI_Comm comm = MPI_COMM_NULL;
         const int rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, tag, &comm);
         MPI_Group_free(&group);
@@ -354,7 +354,7 @@ private:
 
 bool g_weInitialised = false;
 
-void finalizeAtExit() {
+void finalize_at_exit() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (g_weInitialised && !finalized && !g_anyBroken.load()) {
@@ -368,28 +368,28 @@ void finalizeAtExit() {
 using namespace vnpu::hccl;
 
 extern "C" __attribute__((visibility("default"))) void *vnpuHcclMpiCreate(ReduceFn reduce, char *error,
-                                                                          unsigned long errorBytes) {
+                                                                          unsigned long error_bytes) {
     int initialised = 0;
     MPI_Initialized(&initialised);
     int provided = 0;
     if (!initialised) {
         if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
-            std::snprintf(error, errorBytes, "MPI_Init_thread failed");
+            std::snprintf(error, error_bytes, "MPI_Init_thread failed");
             return nullptr;
         }
         g_weInitialised = true;
-        std::atexit(finalizeAtExit);
+        std::atexit(finalize_at_exit);
     } else {
         MPI_Query_thread(&provided);
     }
     if (provided < MPI_THREAD_MULTIPLE) {
         // Collectives run on stream worker threads, several at a time.
-        std::snprintf(error, errorBytes, "MPI provides thread level %d; MPI_THREAD_MULTIPLE is needed%s", provided,
+        std::snprintf(error, error_bytes, "MPI provides thread level %d; MPI_THREAD_MULTIPLE is needed%s", provided,
                       initialised ? " (the program initialised MPI itself: use MPI_Init_thread)" : "");
         return nullptr;
     }
     g_reduce = reduce;
-    g_halfOps = makeHalfOps();
+    g_halfOps = make_half_ops();
     MPI_Type_contiguous(16, MPI_BYTE, &g_int128);
     MPI_Type_commit(&g_int128);
     int rank = 0;

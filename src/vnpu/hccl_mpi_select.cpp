@@ -19,9 +19,9 @@ constexpr int kDlogModuleHccl = 3;
 constexpr int kDlogInfo = 1;
 
 // A library next to libvnpu (as in a CANN lib64), else by name.
-std::string siblingPath(const char *name) {
+std::string sibling_path(const char *name) {
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void *>(&siblingPath), &info) != 0 && info.dli_fname != nullptr) {
+    if (dladdr(reinterpret_cast<void *>(&sibling_path), &info) != 0 && info.dli_fname != nullptr) {
         std::string self = info.dli_fname;
         const size_t slash = self.rfind('/');
         if (slash != std::string::npos) {
@@ -31,8 +31,8 @@ std::string siblingPath(const char *name) {
     return name;
 }
 
-void logInfo(const char *message) {
-    void *lib = dlopen(siblingPath("libascendalog.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+void log_info(const char *message) {
+    void *lib = dlopen(sibling_path("libascendalog.so").c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) {
         lib = dlopen("libascendalog.so", RTLD_NOW | RTLD_LOCAL);
     }
@@ -48,7 +48,7 @@ void logInfo(const char *message) {
 
 } // namespace
 
-bool mpiSelected() {
+bool mpi_selected() {
     static const bool selected = [] {
         const char *choice = std::getenv("VNPU_HCCL_TRANSPORT");
         bool mpi = false;
@@ -65,15 +65,15 @@ bool mpiSelected() {
         char line[160];
         std::snprintf(line, sizeof line, "communicators made from root info use %s (%s)",
                       mpi ? "Open MPI" : "shared memory", why);
-        logInfo(line);
+        log_info(line);
         return mpi;
     }();
     return selected;
 }
 
-MpiTransport *mpiTransport() {
+MpiTransport *mpi_transport() {
     static MpiTransport *transport = [] {
-        const std::string path = siblingPath("libvnpu_hccl_mpi.so");
+        const std::string path = sibling_path("libvnpu_hccl_mpi.so");
         // RTLD_GLOBAL: Open MPI's own components resolve libmpi's symbols when it loads them.
         void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
         if (lib == nullptr) {
@@ -83,7 +83,7 @@ MpiTransport *mpiTransport() {
         }
         auto create = reinterpret_cast<void *(*)(ReduceFn, char *, unsigned long)>(dlsym(lib, "vnpuHcclMpiCreate"));
         char error[256] = "no entry point";
-        void *made = create != nullptr ? create(&reduceInto, error, sizeof error) : nullptr;
+        void *made = create != nullptr ? create(&reduce_into, error, sizeof error) : nullptr;
         if (made == nullptr) {
             std::fprintf(stderr, "vnpu hccl: the MPI transport cannot start: %s\n", error);
         }

@@ -148,7 +148,7 @@ uint64_t fnv1a(const std::string &bytes) {
 
 } // namespace
 
-bool loadRankTable(const char *path, RankTable &table, std::string &error) {
+bool load_rank_table(const char *path, RankTable &table, std::string &error) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         error = "cannot read the file";
@@ -178,7 +178,7 @@ bool loadRankTable(const char *path, RankTable &table, std::string &error) {
         error = "server_count does not match server_list";
         return false;
     }
-    std::vector<RankEntry> byRank;
+    std::vector<RankEntry> by_rank;
     std::vector<bool> seen;
     for (const Json &server : servers->items) {
         const Json *id = server.get("server_id");
@@ -189,22 +189,22 @@ bool loadRankTable(const char *path, RankTable &table, std::string &error) {
             return false;
         }
         for (const Json &device : devices->items) {
-            long long deviceId = 0, rankId = 0;
-            if (!integer(device.get("device_id"), deviceId) || !integer(device.get("rank_id"), rankId) ||
-                rankId >= 4096) {
+            long long device_id = 0, rank_id = 0;
+            if (!integer(device.get("device_id"), device_id) || !integer(device.get("rank_id"), rank_id) ||
+                rank_id >= 4096) {
                 error = "a device of server " + id->text + " lacks a valid device_id or rank_id";
                 return false;
             }
-            if (static_cast<size_t>(rankId) >= byRank.size()) {
-                byRank.resize(static_cast<size_t>(rankId) + 1);
-                seen.resize(static_cast<size_t>(rankId) + 1);
+            if (static_cast<size_t>(rank_id) >= by_rank.size()) {
+                by_rank.resize(static_cast<size_t>(rank_id) + 1);
+                seen.resize(static_cast<size_t>(rank_id) + 1);
             }
-            if (seen[static_cast<size_t>(rankId)]) {
-                error = "rank_id " + std::to_string(rankId) + " appears twice";
+            if (seen[static_cast<size_t>(rank_id)]) {
+                error = "rank_id " + std::to_string(rank_id) + " appears twice";
                 return false;
             }
-            seen[static_cast<size_t>(rankId)] = true;
-            byRank[static_cast<size_t>(rankId)] = RankEntry{id->text, static_cast<int32_t>(deviceId)};
+            seen[static_cast<size_t>(rank_id)] = true;
+            by_rank[static_cast<size_t>(rank_id)] = RankEntry{id->text, static_cast<int32_t>(device_id)};
         }
     }
     for (size_t r = 0; r < seen.size(); ++r) {
@@ -213,12 +213,12 @@ bool loadRankTable(const char *path, RankTable &table, std::string &error) {
             return false;
         }
     }
-    if (byRank.empty()) {
+    if (by_rank.empty()) {
         error = "no devices";
         return false;
     }
-    table.ranks = std::move(byRank);
-    table.contentHash = fnv1a(text);
+    table.ranks = std::move(by_rank);
+    table.content_hash = fnv1a(text);
     return true;
 }
 

@@ -12,16 +12,16 @@
 namespace vnpu::hccl {
 
 struct RankEntry {
-    std::string serverId;
-    int32_t deviceId = -1;
+    std::string server_id;
+    int32_t device_id = -1;
 };
 
 struct RankTable {
     std::vector<RankEntry> ranks;  // by rank_id: 0..n-1, each exactly once
-    uint64_t contentHash = 0;      // of the file's bytes: names the communicator
+    uint64_t content_hash = 0;      // of the file's bytes: names the communicator
 };
 
 /// Reads and checks a rank table; false with a one-line reason in `error` when it is malformed.
-bool loadRankTable(const char *path, RankTable &table, std::string &error);
+bool load_rank_table(const char *path, RankTable &table, std::string &error);
 
 } // namespace vnpu::hccl

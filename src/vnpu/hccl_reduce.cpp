@@ -18,7 +18,7 @@ T apply(HcclReduceOp op, T a, T b) {
 }
 
 template <class T>
-void reduceNative(void *acc, const void *in, uint64_t count, HcclReduceOp op) {
+void reduce_native(void *acc, const void *in, uint64_t count, HcclReduceOp op) {
     auto *a = static_cast<unsigned char *>(acc);
     const auto *b = static_cast<const unsigned char *>(in);
     for (uint64_t i = 0; i < count; ++i) {
@@ -33,7 +33,7 @@ void reduceNative(void *acc, const void *in, uint64_t count, HcclReduceOp op) {
 
 // 16-bit floats are reduced in fp32 and rounded back after each step, as a pairwise device reduction does.
 template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
-void reduceHalf(void *acc, const void *in, uint64_t count, HcclReduceOp op) {
+void reduce_half(void *acc, const void *in, uint64_t count, HcclReduceOp op) {
     auto *a = static_cast<unsigned char *>(acc);
     const auto *b = static_cast<const unsigned char *>(in);
     for (uint64_t i = 0; i < count; ++i) {
@@ -48,7 +48,7 @@ void reduceHalf(void *acc, const void *in, uint64_t count, HcclReduceOp op) {
 
 } // namespace
 
-size_t dataTypeSize(HcclDataType type) {
+size_t data_type_size(HcclDataType type) {
     switch (type) {
     case HCCL_DATA_TYPE_INT8:
     case HCCL_DATA_TYPE_UINT8:
@@ -72,24 +72,24 @@ size_t dataTypeSize(HcclDataType type) {
 }
 
 bool reducible(HcclDataType type) {
-    return dataTypeSize(type) != 0 && type != HCCL_DATA_TYPE_INT128 && type != HCCL_DATA_TYPE_HIF8 &&
+    return data_type_size(type) != 0 && type != HCCL_DATA_TYPE_INT128 && type != HCCL_DATA_TYPE_HIF8 &&
            type != HCCL_DATA_TYPE_FP8E4M3 && type != HCCL_DATA_TYPE_FP8E5M2 && type != HCCL_DATA_TYPE_FP8E8M0;
 }
 
-void reduceInto(void *acc, const void *in, uint64_t count, HcclDataType type, HcclReduceOp op) {
+void reduce_into(void *acc, const void *in, uint64_t count, HcclDataType type, HcclReduceOp op) {
     switch (type) {
-    case HCCL_DATA_TYPE_INT8: reduceNative<int8_t>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_UINT8: reduceNative<uint8_t>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_INT16: reduceNative<int16_t>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_UINT16: reduceNative<uint16_t>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_INT32: reduceNative<int32_t>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_UINT32: reduceNative<uint32_t>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_INT64: reduceNative<int64_t>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_UINT64: reduceNative<uint64_t>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_FP32: reduceNative<float>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_FP64: reduceNative<double>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_FP16: reduceHalf<halfToFloat, floatToHalf>(acc, in, count, op); break;
-    case HCCL_DATA_TYPE_BFP16: reduceHalf<bf16ToFloat, floatToBf16>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_INT8: reduce_native<int8_t>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_UINT8: reduce_native<uint8_t>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_INT16: reduce_native<int16_t>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_UINT16: reduce_native<uint16_t>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_INT32: reduce_native<int32_t>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_UINT32: reduce_native<uint32_t>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_INT64: reduce_native<int64_t>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_UINT64: reduce_native<uint64_t>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_FP32: reduce_native<float>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_FP64: reduce_native<double>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_FP16: reduce_half<half_to_float, float_to_half>(acc, in, count, op); break;
+    case HCCL_DATA_TYPE_BFP16: reduce_half<bf16_to_float, float_to_bf16>(acc, in, count, op); break;
     default: break;
     }
 }

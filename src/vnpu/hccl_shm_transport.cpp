@@ -15,8 +15,8 @@ namespace {
 
 constexpr uint64_t kSlotBytes = 1ULL << 20;  // per rank per round of a collective
 
-uint64_t p2pBytesFor(uint32_t nRanks) {
-    const uint64_t share = (1ULL << 20) / nRanks;  // ~1 MiB of mailboxes per rank in all
+uint64_t p2p_bytes_for(uint32_t n_ranks) {
+    const uint64_t share = (1ULL << 20) / n_ranks;  // ~1 MiB of mailboxes per rank in all
     return share < 4096 ? 4096 : share / 64 * 64;
 }
 
@@ -27,24 +27,24 @@ void pause1ms() {
 
 } // namespace
 
-HcclResult openSharedArena(const char *shmName, uint32_t nRanks, std::shared_ptr<Arena> &out, bool &creator) {
-    const uint64_t p2pBytes = p2pBytesFor(nRanks);
-    const size_t bytes = arenaBytes(nRanks, kSlotBytes, p2pBytes);
-    int fd = shm_open(shmName, O_CREAT | O_EXCL | O_RDWR, 0600);
+HcclResult open_shared_arena(const char *shm_name, uint32_t n_ranks, std::shared_ptr<Arena> &out, bool &creator) {
+    const uint64_t p2p_bytes = p2p_bytes_for(n_ranks);
+    const size_t bytes = arena_bytes(n_ranks, kSlotBytes, p2p_bytes);
+    int fd = shm_open(shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
     creator = fd >= 0;
     if (creator) {
         if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
             close(fd);
-            shm_unlink(shmName);
+            shm_unlink(shm_name);
             return HCCL_E_MEMORY;
         }
         void *header = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
         if (header == MAP_FAILED) {
-            shm_unlink(shmName);
+            shm_unlink(shm_name);
             return HCCL_E_MEMORY;
         }
-        initArena(header, nRanks, kSlotBytes, p2pBytes);
+        init_arena(header, n_ranks, kSlotBytes, p2p_bytes);
         out = std::make_shared<Arena>(header, [header, bytes] { munmap(header, bytes); });
         return HCCL_SUCCESS;
     }
@@ -52,14 +52,14 @@ HcclResult openSharedArena(const char *shmName, uint32_t nRanks, std::shared_ptr
         return HCCL_E_SYSCALL;
     }
     // Another rank created it: wait (briefly, only during setup) until it is sized and initialised.
-    fd = shm_open(shmName, O_RDWR, 0600);
+    fd = shm_open(shm_name, O_RDWR, 0600);
     if (fd < 0) {
         return HCCL_E_SYSCALL;
     }
-    const uint64_t deadline = profiler::nowNs() + connectTimeoutNs();
+    const uint64_t deadline = profiler::now_ns() + connect_timeout_ns();
     struct stat info {};
     while (fstat(fd, &info) == 0 && static_cast<size_t>(info.st_size) < sizeof(ArenaHeader)) {
-        if (profiler::nowNs() > deadline) {
+        if (profiler::now_ns() > deadline) {
             close(fd);
             return HCCL_E_TIMEOUT;
         }
@@ -72,20 +72,20 @@ HcclResult openSharedArena(const char *shmName, uint32_t nRanks, std::shared_ptr
         return HCCL_E_MEMORY;
     }
     auto arena = std::make_shared<Arena>(memory, [memory, mapped] { munmap(memory, mapped); });
-    uint32_t arenaRanks = 0;
-    while (!arenaReady(memory, arenaRanks)) {
-        if (profiler::nowNs() > deadline) {
+    uint32_t arena_ranks = 0;
+    while (!arena_ready(memory, arena_ranks)) {
+        if (profiler::now_ns() > deadline) {
             return HCCL_E_TIMEOUT;
         }
         pause1ms();
     }
-    if (arenaRanks != nRanks || mapped != bytes) {
+    if (arena_ranks != n_ranks || mapped != bytes) {
         return HCCL_E_PARA;  // ranks disagree on the communicator size
     }
     out = std::move(arena);
     return HCCL_SUCCESS;
 }
 
-void unlinkSharedArena(const char *shmName) { shm_unlink(shmName); }
+void unlink_shared_arena(const char *shm_name) { shm_unlink(shm_name); }
 
 } // namespace vnpu::hccl

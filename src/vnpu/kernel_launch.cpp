@@ -34,31 +34,31 @@ private:
     std::vector<unsigned char> args_;
 };
 
-aclError launch(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, const void *args,
-                size_t argsSize) {
+aclError launch(aclrtFuncHandle func_handle, uint32_t num_blocks, aclrtStream stream, const void *args,
+                size_t args_size) {
     profiler::ApiSpan span(VNPU_API_LEVEL_RUNTIME, "rtKernelLaunch");
-    if (funcHandle == nullptr || numBlocks == 0 || (args == nullptr && argsSize > 0)) {
+    if (func_handle == nullptr || num_blocks == 0 || (args == nullptr && args_size > 0)) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    const KernelFunction *fn = findKernel(funcHandle);
+    const KernelFunction *fn = find_kernel(func_handle);
     if (fn == nullptr) {
         return ACL_ERROR_RT_INVALID_HANDLE;
     }
-    if (argsSize != fn->argsSize) {
+    if (args_size != fn->args_size) {
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<Stream> target;
-    aclError rc = resolveStream(stream, target);
+    aclError rc = resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    auto call = std::make_shared<KernelCall>(*fn, args, argsSize);
-    const vnpuKernelInfo info{static_cast<uint32_t>(target->deviceId()), target->id(), fn->name, fn->type};
-    const profiler::ExecutionTag tag = profiler::kernelEnqueued(info);
+    auto call = std::make_shared<KernelCall>(*fn, args, args_size);
+    const vnpuKernelInfo info{static_cast<uint32_t>(target->device_id()), target->id(), fn->name, fn->type};
+    const profiler::ExecutionTag tag = profiler::kernel_enqueued(info);
     uint64_t seq = target->enqueue([call = std::move(call), tag] {
-        const uint64_t start = profiler::nowNs();
+        const uint64_t start = profiler::now_ns();
         call->run();
-        profiler::kernelExecuted(tag, start, profiler::nowNs());
+        profiler::kernel_executed(tag, start, profiler::now_ns());
     });
     return seq != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
@@ -68,53 +68,53 @@ aclError launch(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stre
 
 extern "C" {
 
-VNPU_EXPORT aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks,
-                                                   aclrtStream stream, aclrtLaunchKernelCfg *cfg, void *hostArgs,
-                                                   size_t argsSize, aclrtPlaceHolderInfo *placeHolderArray,
-                                                   size_t placeHolderNum) {
+VNPU_EXPORT aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle func_handle, uint32_t num_blocks,
+                                                   aclrtStream stream, aclrtLaunchKernelCfg *cfg, void *host_args,
+                                                   size_t args_size, aclrtPlaceHolderInfo *place_holder_array,
+                                                   size_t place_holder_num) {
     (void)cfg;  // scheduling attributes do not change what the virtual NPU does
-    if (placeHolderArray == nullptr && placeHolderNum > 0) {
+    if (place_holder_array == nullptr && place_holder_num > 0) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    return vnpu::launch(funcHandle, numBlocks, stream, hostArgs, argsSize);
+    return vnpu::launch(func_handle, num_blocks, stream, host_args, args_size);
 }
 
 namespace {
 // Shared by the launch entry points; called directly, never through an exported symbol, so that
 // an interposer sees one launch per call.
-aclError launch_device_args(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData, size_t argsSize,
+aclError launch_device_args(aclrtFuncHandle func_handle, uint32_t num_blocks, const void *args_data, size_t args_size,
                             aclrtStream stream) {
-    if (argsSize > 0 && argsData != nullptr &&
-        !vnpu::MemoryRegistry::get().contains(argsData, argsSize, vnpu::MemoryKind::Device)) {
+    if (args_size > 0 && args_data != nullptr &&
+        !vnpu::MemoryRegistry::get().contains(args_data, args_size, vnpu::MemoryKind::Device)) {
         return ACL_ERROR_RT_PARAM_INVALID;  // the argument block must be device memory
     }
-    return vnpu::launch(funcHandle, numBlocks, stream, argsData, argsSize);
+    return vnpu::launch(func_handle, num_blocks, stream, args_data, args_size);
 }
 }  // namespace
 
-VNPU_EXPORT aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
-                                       size_t argsSize, aclrtStream stream) {
-    return launch_device_args(funcHandle, numBlocks, argsData, argsSize, stream);
+VNPU_EXPORT aclError aclrtLaunchKernel(aclrtFuncHandle func_handle, uint32_t num_blocks, const void *args_data,
+                                       size_t args_size, aclrtStream stream) {
+    return launch_device_args(func_handle, num_blocks, args_data, args_size, stream);
 }
 
-VNPU_EXPORT aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
-                                         size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream) {
+VNPU_EXPORT aclError aclrtLaunchKernelV2(aclrtFuncHandle func_handle, uint32_t num_blocks, const void *args_data,
+                                         size_t args_size, aclrtLaunchKernelCfg *cfg, aclrtStream stream) {
     (void)cfg;
-    return launch_device_args(funcHandle, numBlocks, argsData, argsSize, stream);
+    return launch_device_args(func_handle, num_blocks, args_data, args_size, stream);
 }
 
-VNPU_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
-                                                 aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle,
+VNPU_EXPORT aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle func_handle, uint32_t num_blocks, aclrtStream stream,
+                                                 aclrtLaunchKernelCfg *cfg, aclrtArgsHandle args_handle,
                                                  void *reserve) {
     // Argument handles (aclrtKernelArgs*) are not modelled: there is no way to build one.
-    (void)funcHandle, (void)numBlocks, (void)stream, (void)cfg, (void)argsHandle, (void)reserve;
+    (void)func_handle, (void)num_blocks, (void)stream, (void)cfg, (void)args_handle, (void)reserve;
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
-VNPU_EXPORT aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint64_t funcEntry,
-                                                   aclrtFuncHandle *funcHandle) {
+VNPU_EXPORT aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle bin_handle, uint64_t func_entry,
+                                                   aclrtFuncHandle *func_handle) {
     // Kernel binaries are not loaded by the virtual NPU; its kernels are the built-in aclnn ones.
-    (void)binHandle, (void)funcEntry, (void)funcHandle;
+    (void)bin_handle, (void)func_entry, (void)func_handle;
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 

@@ -49,7 +49,7 @@ bool MemoryRegistry::contains(const void *p, size_t bytes, MemoryKind kind) cons
     return bytes <= block->size - offset;
 }
 
-bool MemoryRegistry::containsAny(const void *p, size_t bytes) const {
+bool MemoryRegistry::contains_any(const void *p, size_t bytes) const {
     auto block = find(p);
     if (!block) {
         return false;

@@ -15,7 +15,7 @@ struct Allocation {
     uintptr_t base = 0;
     size_t size = 0;  // bytes the caller asked for: the checked range
     MemoryKind kind = MemoryKind::Device;
-    int32_t deviceId = -1;
+    int32_t device_id = -1;
 };
 
 class MemoryRegistry {
@@ -30,7 +30,7 @@ public:
     /// True if [p, p + bytes) lies inside one block of `kind`.
     bool contains(const void *p, size_t bytes, MemoryKind kind) const;
     /// True if [p, p + bytes) lies inside one block of any kind.
-    bool containsAny(const void *p, size_t bytes) const;
+    bool contains_any(const void *p, size_t bytes) const;
 
 private:
     mutable std::shared_mutex mu_;

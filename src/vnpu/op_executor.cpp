@@ -45,7 +45,7 @@ private:
     std::unordered_map<uint64_t, std::shared_ptr<const OpPlan>> plans_;
 };
 
-PendingPlans &pendingPlans() {
+PendingPlans &pending_plans() {
     static auto *plans = new PendingPlans;
     return *plans;
 }
@@ -55,61 +55,61 @@ HandleRegistry<aclOpExecutor> &executors() {
     return *registry;
 }
 
-uint64_t ticketOf(const void *args) {
+uint64_t ticket_of(const void *args) {
     KernelArgs block{};
     std::memcpy(&block, args, sizeof block);
     return block.ticket;
 }
 
-void runPlan(const void *args) {
-    if (auto plan = pendingPlans().take(ticketOf(args))) {
+void run_plan(const void *args) {
+    if (auto plan = pending_plans().take(ticket_of(args))) {
         plan->compute();
     }
 }
 
-void releasePlan(const void *args) { pendingPlans().take(ticketOf(args)); }
+void release_plan(const void *args) { pending_plans().take(ticket_of(args)); }
 
 // Names as CANN's binaries report them: <op>_<hash>_high_performance_<tiling key>.
 const KernelFunction kKernels[] = {
-    {"Add_8b24ec7d9b7e4d2fb5c3f7a1d0e96c42_high_performance_210000000", "KERNEL_AIVEC", sizeof(KernelArgs), runPlan,
-     releasePlan},
-    {"Axpy_233851a3505389e43928a8bba133a74d_high_performance_210000000", "KERNEL_AIVEC", sizeof(KernelArgs), runPlan,
-     releasePlan},
-    {"Mul_5f0e1c9a7d3b4e26a8c1b7f2e4d09a13_high_performance_210000000", "KERNEL_AIVEC", sizeof(KernelArgs), runPlan,
-     releasePlan},
-    {"Relu_c41d7e92a0b5f3e86d2a9c17b4e0f5d8_high_performance_210000000", "KERNEL_AIVEC", sizeof(KernelArgs), runPlan,
-     releasePlan},
+    {"Add_8b24ec7d9b7e4d2fb5c3f7a1d0e96c42_high_performance_210000000", "KERNEL_AIVEC", sizeof(KernelArgs), run_plan,
+     release_plan},
+    {"Axpy_233851a3505389e43928a8bba133a74d_high_performance_210000000", "KERNEL_AIVEC", sizeof(KernelArgs), run_plan,
+     release_plan},
+    {"Mul_5f0e1c9a7d3b4e26a8c1b7f2e4d09a13_high_performance_210000000", "KERNEL_AIVEC", sizeof(KernelArgs), run_plan,
+     release_plan},
+    {"Relu_c41d7e92a0b5f3e86d2a9c17b4e0f5d8_high_performance_210000000", "KERNEL_AIVEC", sizeof(KernelArgs), run_plan,
+     release_plan},
     {"MatMulV3_9e3a5c1f7b2d4a68e0c4f1b93d7a2e65_high_performance_210000000", "KERNEL_AICORE", sizeof(KernelArgs),
-     runPlan, releasePlan},
+     run_plan, release_plan},
 };
 
 } // namespace
 
 const KernelFunction &aclnnKernel(AclnnKernel kernel) { return kKernels[static_cast<size_t>(kernel)]; }
 
-const KernelFunction *findKernel(const void *funcHandle) {
+const KernelFunction *find_kernel(const void *func_handle) {
     for (const KernelFunction &fn : kKernels) {
-        if (&fn == funcHandle) {
+        if (&fn == func_handle) {
             return &fn;
         }
     }
     return nullptr;
 }
 
-aclnnStatus createExecutor(OpPlan plan, uint64_t *workspaceSize, aclOpExecutor **executor) {
-    if (workspaceSize == nullptr || executor == nullptr) {
+aclnnStatus create_executor(OpPlan plan, uint64_t *workspace_size, aclOpExecutor **executor) {
+    if (workspace_size == nullptr || executor == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
     auto created = std::make_shared<aclOpExecutor>();
     created->plan = std::make_shared<const OpPlan>(std::move(plan));
     *executor = static_cast<aclOpExecutor *>(executors().add(std::move(created)));
-    *workspaceSize = 0;
+    *workspace_size = 0;
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus runExecutor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) {
-    const uint64_t beginNs = profiler::nowNs();
-    if (executor == nullptr || (workspace == nullptr && workspaceSize > 0)) {
+aclnnStatus run_executor(void *workspace, uint64_t workspace_size, aclOpExecutor *executor, aclrtStream stream) {
+    const uint64_t begin_ns = profiler::now_ns();
+    if (executor == nullptr || (workspace == nullptr && workspace_size > 0)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
     auto live = executors().find(executor);
@@ -117,22 +117,22 @@ aclnnStatus runExecutor(void *workspace, uint64_t workspaceSize, aclOpExecutor *
         return ACLNN_ERR_PARAM_INVALID;  // unknown, or a non-repeatable executor already run
     }
     std::shared_ptr<Stream> target;
-    if (resolveStream(stream, target) != ACL_SUCCESS) {
+    if (resolve_stream(stream, target) != ACL_SUCCESS) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     const OpPlan &plan = *live->plan;
-    const KernelArgs args{pendingPlans().add(live->plan)};
+    const KernelArgs args{pending_plans().add(live->plan)};
     // Through the dynamic symbol (default visibility, no -Bsymbolic), so LD_PRELOAD can intercept it.
     aclError rc = aclrtLaunchKernelWithHostArgs(const_cast<KernelFunction *>(&aclnnKernel(plan.kernel)), 1, stream,
                                                 nullptr, const_cast<KernelArgs *>(&args), sizeof args, nullptr, 0);
     if (rc != ACL_SUCCESS) {
-        pendingPlans().take(args.ticket);
+        pending_plans().take(args.ticket);
         return ACLNN_ERR_RUNTIME_ERROR;
     }
     if (!live->repeatable.load()) {
         executors().remove(executor);
     }
-    profiler::api(VNPU_API_LEVEL_NODE, plan.apiName, beginNs, profiler::nowNs());
+    profiler::api(VNPU_API_LEVEL_NODE, plan.api_name, begin_ns, profiler::now_ns());
     return ACLNN_SUCCESS;
 }
 

@@ -16,16 +16,16 @@ enum class AclnnKernel { Add, Axpy, Mul, Relu, MatMul };
 
 struct OpPlan {
     AclnnKernel kernel = AclnnKernel::Add;
-    const char *apiName = "";       // the node-level API name, e.g. "aclnnAdd_AxpyAiCore_Axpy"
+    const char *api_name = "";       // the node-level API name, e.g. "aclnnAdd_AxpyAiCore_Axpy"
     std::function<void()> compute;  // runs on the stream worker
 };
 
 const KernelFunction &aclnnKernel(AclnnKernel kernel);
 
 /// Phase 1 tail: wraps the plan in a new executor; workspace size is always 0.
-aclnnStatus createExecutor(OpPlan plan, uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus create_executor(OpPlan plan, uint64_t *workspace_size, aclOpExecutor **executor);
 /// Phase 2: launches the executor's kernel on `stream`; consumes a non-repeatable executor.
-aclnnStatus runExecutor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+aclnnStatus run_executor(void *workspace, uint64_t workspace_size, aclOpExecutor *executor, aclrtStream stream);
 
 } // namespace vnpu
 

@@ -18,7 +18,7 @@ namespace {
 
 enum class BinaryOp { Add, Mul };
 
-int rankOf(aclDataType t) {
+int rank_of(aclDataType t) {
     switch (t) {
     case ACL_BOOL: return 0;
     case ACL_UINT8:
@@ -34,7 +34,7 @@ int rankOf(aclDataType t) {
     }
 }
 
-bool isElementwiseType(aclDataType t) { return rankOf(t) >= 0; }
+bool is_elementwise_type(aclDataType t) { return rank_of(t) >= 0; }
 
 /// The common type of two operands (fp16 with bf16 gives fp32).
 aclDataType promote(aclDataType a, aclDataType b) {
@@ -47,13 +47,13 @@ aclDataType promote(aclDataType a, aclDataType b) {
     if (a == ACL_UINT8 && b == ACL_INT8) {
         return ACL_INT16;
     }
-    return rankOf(a) >= rankOf(b) ? a : b;
+    return rank_of(a) >= rank_of(b) ? a : b;
 }
 
 /// Whether a result of type `from` may be written to a tensor of type `to` (no float -> integer, no
 /// integer -> bool narrowing of arithmetic results).
 bool castable(aclDataType from, aclDataType to) {
-    if (isFloatingType(from) && !isFloatingType(to)) {
+    if (is_floating_type(from) && !is_floating_type(to)) {
         return false;
     }
     return !(to == ACL_BOOL && from != ACL_BOOL);
@@ -65,17 +65,17 @@ bool castable(aclDataType from, aclDataType to) {
 constexpr int64_t kChunk = 2048;
 
 template <class T>
-void binaryKernel(BinaryOp op, const TensorView &self, const TensorView &other, const TensorView &out, T alpha) {
-    const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(self, out.dims),
-                                                      broadcastStrides(other, out.dims), out.strides};
+void binary_kernel(BinaryOp op, const TensorView &self, const TensorView &other, const TensorView &out, T alpha) {
+    const std::array<std::vector<int64_t>, 3> strides{broadcast_strides(self, out.dims),
+                                                      broadcast_strides(other, out.dims), out.strides};
     std::vector<T> a(kChunk);
     std::vector<T> b(kChunk);
-    forEachRow<3>(out.dims, strides, {self.offset, other.offset, out.offset},
+    for_each_row<3>(out.dims, strides, {self.offset, other.offset, out.offset},
                   [&](const std::array<int64_t, 3> &at, int64_t n, const std::array<int64_t, 3> &step) {
                       for (int64_t first = 0; first < n; first += kChunk) {
                           const int64_t len = std::min(kChunk, n - first);
-                          loadRow<T>(self.data, at[0] + first * step[0], step[0], len, self.dataType, a.data());
-                          loadRow<T>(other.data, at[1] + first * step[1], step[1], len, other.dataType, b.data());
+                          load_row<T>(self.data, at[0] + first * step[0], step[0], len, self.data_type, a.data());
+                          load_row<T>(other.data, at[1] + first * step[1], step[1], len, other.data_type, b.data());
                           T *x = a.data();
                           const T *y = b.data();
                           if (op == BinaryOp::Add) {
@@ -83,120 +83,120 @@ void binaryKernel(BinaryOp op, const TensorView &self, const TensorView &other, 
                           } else {
                               for (int64_t i = 0; i < len; ++i) x[i] = x[i] * y[i];
                           }
-                          storeRow<T>(out.data, at[2] + first * step[2], step[2], len, out.dataType, x);
+                          store_row<T>(out.data, at[2] + first * step[2], step[2], len, out.data_type, x);
                       }
                   });
 }
 
 template <class T>
-void reluKernel(const TensorView &self, const TensorView &out) {
+void relu_kernel(const TensorView &self, const TensorView &out) {
     const std::array<std::vector<int64_t>, 2> strides{self.strides, out.strides};
     std::vector<T> a(kChunk);
-    forEachRow<2>(out.dims, strides, {self.offset, out.offset},
+    for_each_row<2>(out.dims, strides, {self.offset, out.offset},
                   [&](const std::array<int64_t, 2> &at, int64_t n, const std::array<int64_t, 2> &step) {
                       for (int64_t first = 0; first < n; first += kChunk) {
                           const int64_t len = std::min(kChunk, n - first);
                           T *x = a.data();
-                          loadRow<T>(self.data, at[0] + first * step[0], step[0], len, self.dataType, x);
+                          load_row<T>(self.data, at[0] + first * step[0], step[0], len, self.data_type, x);
                           for (int64_t i = 0; i < len; ++i) {
                               const T v = x[i];
                               x[i] = v > T{} || v != v ? v : T{};  // NaN stays NaN
                           }
-                          storeRow<T>(out.data, at[1] + first * step[1], step[1], len, out.dataType, x);
+                          store_row<T>(out.data, at[1] + first * step[1], step[1], len, out.data_type, x);
                       }
                   });
 }
 
 /// Calls fn with a value of the compute type for `type`: float, double or int64_t.
 template <class Fn>
-void withComputeType(aclDataType type, Fn fn) {
+void with_compute_type(aclDataType type, Fn fn) {
     if (type == ACL_DOUBLE) {
         fn(double{});
-    } else if (isFloatingType(type)) {
+    } else if (is_floating_type(type)) {
         fn(float{});
     } else {
         fn(int64_t{});
     }
 }
 
-aclnnStatus planBinary(BinaryOp op, const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
-                       const aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor) {
+aclnnStatus plan_binary(BinaryOp op, const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
+                       const aclTensor *out, uint64_t *workspace_size, aclOpExecutor **executor) {
     if (self == nullptr || other == nullptr || out == nullptr || (op == BinaryOp::Add && alpha == nullptr) ||
-        workspaceSize == nullptr || executor == nullptr) {
+        workspace_size == nullptr || executor == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
     TensorView a;
     TensorView b;
     TensorView o;
     for (auto [tensor, view] : {std::pair{self, &a}, std::pair{other, &b}, std::pair{out, &o}}) {
-        aclnnStatus rc = viewOf(tensor, *view);
+        aclnnStatus rc = view_of(tensor, *view);
         if (rc != ACLNN_SUCCESS) {
             return rc;
         }
     }
-    double alphaValue = 1.0;
+    double alpha_value = 1.0;
     if (op == BinaryOp::Add) {
-        auto liveAlpha = findScalar(alpha);
-        if (!liveAlpha || !isElementwiseType(liveAlpha->dataType)) {
+        auto live_alpha = find_scalar(alpha);
+        if (!live_alpha || !is_elementwise_type(live_alpha->data_type)) {
             return ACLNN_ERR_PARAM_INVALID;
         }
-        alphaValue = scalarAsDouble(*liveAlpha);
+        alpha_value = scalar_as_double(*live_alpha);
     }
-    if (!isElementwiseType(a.dataType) || !isElementwiseType(b.dataType) || !isElementwiseType(o.dataType)) {
+    if (!is_elementwise_type(a.data_type) || !is_elementwise_type(b.data_type) || !is_elementwise_type(o.data_type)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    const aclDataType common = promote(a.dataType, b.dataType);
+    const aclDataType common = promote(a.data_type, b.data_type);
     std::vector<int64_t> shape;
-    if (!castable(common, o.dataType) || !broadcastShape(a.dims, b.dims, shape) || shape != o.dims) {
+    if (!castable(common, o.data_type) || !broadcast_shape(a.dims, b.dims, shape) || shape != o.dims) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (op == BinaryOp::Add && !isFloatingType(common) && alphaValue != std::floor(alphaValue)) {
+    if (op == BinaryOp::Add && !is_floating_type(common) && alpha_value != std::floor(alpha_value)) {
         return ACLNN_ERR_PARAM_INVALID;  // a fractional alpha cannot be cast to an integer type
     }
     OpPlan plan;
     if (op == BinaryOp::Add) {
-        const bool axpy = alphaValue != 1.0;  // CANN runs Axpy when alpha is not 1
+        const bool axpy = alpha_value != 1.0;  // CANN runs Axpy when alpha is not 1
         plan.kernel = axpy ? AclnnKernel::Axpy : AclnnKernel::Add;
-        plan.apiName = axpy ? "aclnnAdd_AxpyAiCore_Axpy" : "aclnnAdd_AddAiCore_Add";
+        plan.api_name = axpy ? "aclnnAdd_AxpyAiCore_Axpy" : "aclnnAdd_AddAiCore_Add";
     } else {
         plan.kernel = AclnnKernel::Mul;
-        plan.apiName = "aclnnMul_MulAiCore_Mul";
+        plan.api_name = "aclnnMul_MulAiCore_Mul";
     }
-    plan.compute = [op, a, b, o, common, alphaValue] {
-        withComputeType(common, [&](auto zero) {
+    plan.compute = [op, a, b, o, common, alpha_value] {
+        with_compute_type(common, [&](auto zero) {
             using T = decltype(zero);
-            binaryKernel<T>(op, a, b, o, static_cast<T>(alphaValue));
+            binary_kernel<T>(op, a, b, o, static_cast<T>(alpha_value));
         });
     };
-    return createExecutor(std::move(plan), workspaceSize, executor);
+    return create_executor(std::move(plan), workspace_size, executor);
 }
 
-aclnnStatus planRelu(const aclTensor *self, const aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor) {
-    if (self == nullptr || out == nullptr || workspaceSize == nullptr || executor == nullptr) {
+aclnnStatus plan_relu(const aclTensor *self, const aclTensor *out, uint64_t *workspace_size, aclOpExecutor **executor) {
+    if (self == nullptr || out == nullptr || workspace_size == nullptr || executor == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
     TensorView a;
     TensorView o;
-    aclnnStatus rc = viewOf(self, a);
+    aclnnStatus rc = view_of(self, a);
     if (rc == ACLNN_SUCCESS) {
-        rc = viewOf(out, o);
+        rc = view_of(out, o);
     }
     if (rc != ACLNN_SUCCESS) {
         return rc;
     }
-    const aclDataType t = a.dataType;
+    const aclDataType t = a.data_type;
     const bool supported = t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16 || t == ACL_INT8 || t == ACL_UINT8 ||
                            t == ACL_INT32 || t == ACL_INT64;
-    if (!supported || o.dataType != t || a.dims != o.dims) {
+    if (!supported || o.data_type != t || a.dims != o.dims) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     OpPlan plan;
     plan.kernel = AclnnKernel::Relu;
-    plan.apiName = "aclnnRelu_ReluAiCore_Relu";
+    plan.api_name = "aclnnRelu_ReluAiCore_Relu";
     plan.compute = [a, o] {
-        withComputeType(a.dataType, [&](auto zero) { reluKernel<decltype(zero)>(a, o); });
+        with_compute_type(a.data_type, [&](auto zero) { relu_kernel<decltype(zero)>(a, o); });
     };
-    return createExecutor(std::move(plan), workspaceSize, executor);
+    return create_executor(std::move(plan), workspace_size, executor);
 }
 
 } // namespace
@@ -205,65 +205,65 @@ aclnnStatus planRelu(const aclTensor *self, const aclTensor *out, uint64_t *work
 extern "C" {
 
 VNPU_EXPORT aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
-                                                 const aclScalar *alpha, aclTensor *out, uint64_t *workspaceSize,
+                                                 const aclScalar *alpha, aclTensor *out, uint64_t *workspace_size,
                                                  aclOpExecutor **executor) {
-    return vnpu::planBinary(vnpu::BinaryOp::Add, self, other, alpha, out, workspaceSize, executor);
+    return vnpu::plan_binary(vnpu::BinaryOp::Add, self, other, alpha, out, workspace_size, executor);
 }
 
-VNPU_EXPORT aclnnStatus aclnnAdd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+VNPU_EXPORT aclnnStatus aclnnAdd(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
                                  aclrtStream stream) {
-    return vnpu::runExecutor(workspace, workspaceSize, executor, stream);
+    return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
-VNPU_EXPORT aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *other,
-                                                        const aclScalar *alpha, uint64_t *workspaceSize,
+VNPU_EXPORT aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor *self_ref, const aclTensor *other,
+                                                        const aclScalar *alpha, uint64_t *workspace_size,
                                                         aclOpExecutor **executor) {
-    return vnpu::planBinary(vnpu::BinaryOp::Add, selfRef, other, alpha, selfRef, workspaceSize, executor);
+    return vnpu::plan_binary(vnpu::BinaryOp::Add, self_ref, other, alpha, self_ref, workspace_size, executor);
 }
 
-VNPU_EXPORT aclnnStatus aclnnInplaceAdd(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+VNPU_EXPORT aclnnStatus aclnnInplaceAdd(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
                                         aclrtStream stream) {
-    return vnpu::runExecutor(workspace, workspaceSize, executor, stream);
+    return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
 VNPU_EXPORT aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
-                                                 uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return vnpu::planBinary(vnpu::BinaryOp::Mul, self, other, nullptr, out, workspaceSize, executor);
+                                                 uint64_t *workspace_size, aclOpExecutor **executor) {
+    return vnpu::plan_binary(vnpu::BinaryOp::Mul, self, other, nullptr, out, workspace_size, executor);
 }
 
-VNPU_EXPORT aclnnStatus aclnnMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+VNPU_EXPORT aclnnStatus aclnnMul(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
                                  aclrtStream stream) {
-    return vnpu::runExecutor(workspace, workspaceSize, executor, stream);
+    return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
-VNPU_EXPORT aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
-                                                        uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return vnpu::planBinary(vnpu::BinaryOp::Mul, selfRef, other, nullptr, selfRef, workspaceSize, executor);
+VNPU_EXPORT aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor *self_ref, const aclTensor *other,
+                                                        uint64_t *workspace_size, aclOpExecutor **executor) {
+    return vnpu::plan_binary(vnpu::BinaryOp::Mul, self_ref, other, nullptr, self_ref, workspace_size, executor);
 }
 
-VNPU_EXPORT aclnnStatus aclnnInplaceMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+VNPU_EXPORT aclnnStatus aclnnInplaceMul(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
                                         aclrtStream stream) {
-    return vnpu::runExecutor(workspace, workspaceSize, executor, stream);
+    return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
 VNPU_EXPORT aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor *self, const aclTensor *out,
-                                                  uint64_t *workspaceSize, aclOpExecutor **executor) {
-    return vnpu::planRelu(self, out, workspaceSize, executor);
+                                                  uint64_t *workspace_size, aclOpExecutor **executor) {
+    return vnpu::plan_relu(self, out, workspace_size, executor);
 }
 
-VNPU_EXPORT aclnnStatus aclnnRelu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+VNPU_EXPORT aclnnStatus aclnnRelu(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
                                   const aclrtStream stream) {
-    return vnpu::runExecutor(workspace, workspaceSize, executor, stream);
+    return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
-VNPU_EXPORT aclnnStatus aclnnInplaceReluGetWorkspaceSize(aclTensor *selfRef, uint64_t *workspaceSize,
+VNPU_EXPORT aclnnStatus aclnnInplaceReluGetWorkspaceSize(aclTensor *self_ref, uint64_t *workspace_size,
                                                          aclOpExecutor **executor) {
-    return vnpu::planRelu(selfRef, selfRef, workspaceSize, executor);
+    return vnpu::plan_relu(self_ref, self_ref, workspace_size, executor);
 }
 
-VNPU_EXPORT aclnnStatus aclnnInplaceRelu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+VNPU_EXPORT aclnnStatus aclnnInplaceRelu(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
                                          const aclrtStream stream) {
-    return vnpu::runExecutor(workspace, workspaceSize, executor, stream);
+    return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
 } // extern "C"

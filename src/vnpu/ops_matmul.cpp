@@ -15,36 +15,36 @@
 namespace vnpu {
 namespace {
 
-bool isMatmulType(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16; }
+bool is_matmul_type(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16; }
 
 /// A matmul operand as a batch of matrices: batch dims, rows, cols and the matching strides.
 struct MatrixOperand {
     TensorView view;
-    std::vector<int64_t> batchDims;
-    std::vector<int64_t> batchStrides;
-    int64_t rows = 1, cols = 1, rowStride = 0, colStride = 0;
+    std::vector<int64_t> batch_dims;
+    std::vector<int64_t> batch_strides;
+    int64_t rows = 1, cols = 1, row_stride = 0, col_stride = 0;
 };
 
-MatrixOperand asMatrices(const TensorView &v, bool isLeft) {
+MatrixOperand as_matrices(const TensorView &v, bool is_left) {
     MatrixOperand m;
     m.view = v;
     const size_t rank = v.dims.size();
     if (rank == 1) {  // [K] is a row vector on the left, a column vector on the right
-        if (isLeft) {
+        if (is_left) {
             m.cols = v.dims[0];
-            m.colStride = v.strides[0];
+            m.col_stride = v.strides[0];
         } else {
             m.rows = v.dims[0];
-            m.rowStride = v.strides[0];
+            m.row_stride = v.strides[0];
         }
         return m;
     }
-    m.batchDims.assign(v.dims.begin(), v.dims.end() - 2);
-    m.batchStrides.assign(v.strides.begin(), v.strides.end() - 2);
+    m.batch_dims.assign(v.dims.begin(), v.dims.end() - 2);
+    m.batch_strides.assign(v.strides.begin(), v.strides.end() - 2);
     m.rows = v.dims[rank - 2];
     m.cols = v.dims[rank - 1];
-    m.rowStride = v.strides[rank - 2];
-    m.colStride = v.strides[rank - 1];
+    m.row_stride = v.strides[rank - 2];
+    m.col_stride = v.strides[rank - 1];
     return m;
 }
 
@@ -57,28 +57,28 @@ struct GemmOperand {
     CBLAS_TRANSPOSE trans = CblasNoTrans;
 };
 
-GemmOperand gemmOperand(const MatrixOperand &m, int64_t base, std::vector<float> &scratch) {
+GemmOperand gemm_operand(const MatrixOperand &m, int64_t base, std::vector<float> &scratch) {
     GemmOperand g;
-    const bool byColumns = (m.cols == 1 && m.rows > 1) || (m.rowStride == 1 && m.colStride != 1);
-    if (m.view.dataType == ACL_FLOAT) {
+    const bool by_columns = (m.cols == 1 && m.rows > 1) || (m.row_stride == 1 && m.col_stride != 1);
+    if (m.view.data_type == ACL_FLOAT) {
         const auto *p = static_cast<const float *>(m.view.data) + base;
-        if (!byColumns && m.colStride == 1 && m.rowStride >= std::max<int64_t>(1, m.cols)) {
-            return {p, static_cast<int>(m.rowStride), CblasNoTrans};
+        if (!by_columns && m.col_stride == 1 && m.row_stride >= std::max<int64_t>(1, m.cols)) {
+            return {p, static_cast<int>(m.row_stride), CblasNoTrans};
         }
-        if (byColumns && m.rowStride == 1 && m.colStride >= std::max<int64_t>(1, m.rows)) {
-            return {p, static_cast<int>(m.colStride), CblasTrans};
+        if (by_columns && m.row_stride == 1 && m.col_stride >= std::max<int64_t>(1, m.rows)) {
+            return {p, static_cast<int>(m.col_stride), CblasTrans};
         }
     }
     scratch.resize(static_cast<size_t>(m.rows * m.cols));
-    if (byColumns) {
+    if (by_columns) {
         for (int64_t c = 0; c < m.cols; ++c) {
-            loadRow<float>(m.view.data, base + c * m.colStride, m.rowStride, m.rows, m.view.dataType,
+            load_row<float>(m.view.data, base + c * m.col_stride, m.row_stride, m.rows, m.view.data_type,
                            scratch.data() + c * m.rows);
         }
         return {scratch.data(), static_cast<int>(std::max<int64_t>(1, m.rows)), CblasTrans};
     }
     for (int64_t r = 0; r < m.rows; ++r) {
-        loadRow<float>(m.view.data, base + r * m.rowStride, m.colStride, m.cols, m.view.dataType,
+        load_row<float>(m.view.data, base + r * m.row_stride, m.col_stride, m.cols, m.view.data_type,
                        scratch.data() + r * m.cols);
     }
     return {scratch.data(), static_cast<int>(std::max<int64_t>(1, m.cols)), CblasNoTrans};
@@ -86,80 +86,80 @@ GemmOperand gemmOperand(const MatrixOperand &m, int64_t base, std::vector<float>
 
 // Each matrix of the batch: operands converted to fp32, multiplied by OpenBLAS's sgemm (fp32
 // accumulate, as the cube unit), the result converted to the output type.
-void matmulKernel(const MatrixOperand &a, const MatrixOperand &b, const TensorView &out,
-                  const std::vector<int64_t> &batchDims) {
-    const TensorView aBatch{a.view.data, a.view.dataType, a.batchDims, a.batchStrides, 0};
-    const TensorView bBatch{b.view.data, b.view.dataType, b.batchDims, b.batchStrides, 0};
-    TensorView outBatch{out.data, out.dataType, batchDims, {}, 0};
-    outBatch.strides.assign(out.strides.begin(), out.strides.begin() + static_cast<long>(batchDims.size()));
+void matmul_kernel(const MatrixOperand &a, const MatrixOperand &b, const TensorView &out,
+                  const std::vector<int64_t> &batch_dims) {
+    const TensorView a_batch{a.view.data, a.view.data_type, a.batch_dims, a.batch_strides, 0};
+    const TensorView b_batch{b.view.data, b.view.data_type, b.batch_dims, b.batch_strides, 0};
+    TensorView out_batch{out.data, out.data_type, batch_dims, {}, 0};
+    out_batch.strides.assign(out.strides.begin(), out.strides.begin() + static_cast<long>(batch_dims.size()));
     const int64_t M = a.rows;
     const int64_t N = b.cols;
     const int64_t K = a.cols;
     // Output strides of the matrix part (absent dims contribute nothing).
-    const size_t outRank = out.dims.size();
-    const bool hasM = a.view.dims.size() > 1;
-    const bool hasN = b.view.dims.size() > 1;
-    const int64_t outRowStride = hasM ? out.strides[outRank - (hasN ? 2 : 1)] : 0;
-    const int64_t outColStride = hasN ? out.strides[outRank - 1] : 0;
-    const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(aBatch, batchDims),
-                                                      broadcastStrides(bBatch, batchDims), outBatch.strides};
+    const size_t out_rank = out.dims.size();
+    const bool has_m = a.view.dims.size() > 1;
+    const bool has_n = b.view.dims.size() > 1;
+    const int64_t out_row_stride = has_m ? out.strides[out_rank - (has_n ? 2 : 1)] : 0;
+    const int64_t out_col_stride = has_n ? out.strides[out_rank - 1] : 0;
+    const std::array<std::vector<int64_t>, 3> strides{broadcast_strides(a_batch, batch_dims),
+                                                      broadcast_strides(b_batch, batch_dims), out_batch.strides};
     if (M == 0 || N == 0) {
         return;
     }
     // fp32 output with contiguous rows is written by sgemm in place.
-    const bool direct = out.dataType == ACL_FLOAT && (outColStride == 1 || N == 1) && outRowStride >= N;
-    std::vector<float> aScratch;
-    std::vector<float> bScratch;
+    const bool direct = out.data_type == ACL_FLOAT && (out_col_stride == 1 || N == 1) && out_row_stride >= N;
+    std::vector<float> a_scratch;
+    std::vector<float> b_scratch;
     std::vector<float> c(direct ? 0 : static_cast<size_t>(M * N));
-    forEachElement<3>(batchDims, strides, {a.view.offset, b.view.offset, out.offset},
+    for_each_element<3>(batch_dims, strides, {a.view.offset, b.view.offset, out.offset},
                       [&](const std::array<int64_t, 3> &base) {
                           float *dst = direct ? static_cast<float *>(out.data) + base[2] : c.data();
-                          const int ldc = static_cast<int>(direct ? std::max<int64_t>(outRowStride, 1) : N);
+                          const int ldc = static_cast<int>(direct ? std::max<int64_t>(out_row_stride, 1) : N);
                           if (K == 0) {
                               for (int64_t m = 0; m < M; ++m) std::fill(dst + m * ldc, dst + m * ldc + N, 0.0f);
                           } else {
-                              const GemmOperand ga = gemmOperand(a, base[0], aScratch);
-                              const GemmOperand gb = gemmOperand(b, base[1], bScratch);
+                              const GemmOperand ga = gemm_operand(a, base[0], a_scratch);
+                              const GemmOperand gb = gemm_operand(b, base[1], b_scratch);
                               cblas_sgemm(CblasRowMajor, ga.trans, gb.trans, static_cast<int>(M), static_cast<int>(N),
                                           static_cast<int>(K), 1.0f, ga.data, ga.ld, gb.data, gb.ld, 0.0f, dst, ldc);
                           }
                           if (!direct) {
                               for (int64_t m = 0; m < M; ++m) {
-                                  storeRow<float>(out.data, base[2] + m * outRowStride, outColStride, N, out.dataType,
+                                  store_row<float>(out.data, base[2] + m * out_row_stride, out_col_stride, N, out.data_type,
                                                   c.data() + m * N);
                               }
                           }
                       });
 }
 
-aclnnStatus planMatmul(const aclTensor *self, const aclTensor *mat2, const aclTensor *out, int8_t cubeMathType,
-                       uint64_t *workspaceSize, aclOpExecutor **executor) {
-    if (self == nullptr || mat2 == nullptr || out == nullptr || workspaceSize == nullptr || executor == nullptr) {
+aclnnStatus plan_matmul(const aclTensor *self, const aclTensor *mat2, const aclTensor *out, int8_t cube_math_type,
+                       uint64_t *workspace_size, aclOpExecutor **executor) {
+    if (self == nullptr || mat2 == nullptr || out == nullptr || workspace_size == nullptr || executor == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
     TensorView a;
     TensorView b;
     TensorView o;
     for (auto [tensor, view] : {std::pair{self, &a}, std::pair{mat2, &b}, std::pair{out, &o}}) {
-        aclnnStatus rc = viewOf(tensor, *view);
+        aclnnStatus rc = view_of(tensor, *view);
         if (rc != ACLNN_SUCCESS) {
             return rc;
         }
     }
-    if (!isMatmulType(a.dataType) || !isMatmulType(b.dataType) || !isMatmulType(o.dataType) || cubeMathType < 0 ||
-        cubeMathType > 4) {
+    if (!is_matmul_type(a.data_type) || !is_matmul_type(b.data_type) || !is_matmul_type(o.data_type) || cube_math_type < 0 ||
+        cube_math_type > 4) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     if (a.dims.empty() || b.dims.empty() || a.dims.size() > 6 || b.dims.size() > 6) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    const MatrixOperand left = asMatrices(a, true);
-    const MatrixOperand right = asMatrices(b, false);
-    std::vector<int64_t> batchDims;
-    if (left.cols != right.rows || !broadcastShape(left.batchDims, right.batchDims, batchDims)) {
+    const MatrixOperand left = as_matrices(a, true);
+    const MatrixOperand right = as_matrices(b, false);
+    std::vector<int64_t> batch_dims;
+    if (left.cols != right.rows || !broadcast_shape(left.batch_dims, right.batch_dims, batch_dims)) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    std::vector<int64_t> expected = batchDims;
+    std::vector<int64_t> expected = batch_dims;
     if (a.dims.size() > 1) {
         expected.push_back(left.rows);
     }
@@ -171,9 +171,9 @@ aclnnStatus planMatmul(const aclTensor *self, const aclTensor *mat2, const aclTe
     }
     OpPlan plan;
     plan.kernel = AclnnKernel::MatMul;
-    plan.apiName = "aclnnMatmul_MatMulV3AiCore_MatMulV3";
-    plan.compute = [left, right, o, batchDims] { matmulKernel(left, right, o, batchDims); };
-    return createExecutor(std::move(plan), workspaceSize, executor);
+    plan.api_name = "aclnnMatmul_MatMulV3AiCore_MatMulV3";
+    plan.compute = [left, right, o, batch_dims] { matmul_kernel(left, right, o, batch_dims); };
+    return create_executor(std::move(plan), workspace_size, executor);
 }
 
 } // namespace
@@ -182,14 +182,14 @@ aclnnStatus planMatmul(const aclTensor *self, const aclTensor *mat2, const aclTe
 extern "C" {
 
 VNPU_EXPORT aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
-                                                    int8_t cubeMathType, uint64_t *workspaceSize,
+                                                    int8_t cube_math_type, uint64_t *workspace_size,
                                                     aclOpExecutor **executor) {
-    return vnpu::planMatmul(self, mat2, out, cubeMathType, workspaceSize, executor);
+    return vnpu::plan_matmul(self, mat2, out, cube_math_type, workspace_size, executor);
 }
 
-VNPU_EXPORT aclnnStatus aclnnMatmul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+VNPU_EXPORT aclnnStatus aclnnMatmul(void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
                                     aclrtStream stream) {
-    return vnpu::runExecutor(workspace, workspaceSize, executor, stream);
+    return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
 } // extern "C"

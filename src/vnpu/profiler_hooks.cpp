@@ -16,18 +16,18 @@ namespace {
 
 std::atomic<const vnpuProfiler *> g_table{nullptr};
 
-std::mutex &retiredMutex() {
+std::mutex &retired_mutex() {
     static auto *m = new std::mutex;  // leaked on purpose: usable during process exit
     return *m;
 }
-std::vector<const vnpuProfiler *> &retiredTables() {
+std::vector<const vnpuProfiler *> &retired_tables() {
     static auto *v = new std::vector<const vnpuProfiler *>;
     return *v;
 }
 
 // Execution callbacks go to the profiler instance that issued the tag: the current table if it belongs to
 // the same profiler (same userdata), otherwise they are dropped (the profiler was unregistered or replaced).
-const vnpuProfiler *tableForTag(const ExecutionTag &tag) noexcept {
+const vnpuProfiler *table_for_tag(const ExecutionTag &tag) noexcept {
     const vnpuProfiler *now = g_table.load(std::memory_order_acquire);
     if (now == nullptr || tag.table == nullptr || now->userdata != tag.table->userdata) {
         return nullptr;
@@ -39,7 +39,7 @@ const vnpuProfiler *tableForTag(const ExecutionTag &tag) noexcept {
 
 const vnpuProfiler *current() noexcept { return g_table.load(std::memory_order_acquire); }
 
-uint64_t nowNs() noexcept {
+uint64_t now_ns() noexcept {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
@@ -47,7 +47,7 @@ uint64_t nowNs() noexcept {
 
 ApiSpan::ApiSpan(vnpuApiLevel level, const char *name) noexcept : table_(current()), level_(level), name_(name) {
     if (table_ != nullptr && table_->onApi != nullptr) {
-        beginNs_ = nowNs();
+        beginNs_ = now_ns();
     } else {
         table_ = nullptr;
     }
@@ -55,18 +55,18 @@ ApiSpan::ApiSpan(vnpuApiLevel level, const char *name) noexcept : table_(current
 
 ApiSpan::~ApiSpan() {
     if (table_ != nullptr) {
-        table_->onApi(table_->userdata, level_, name_, beginNs_, nowNs());
+        table_->onApi(table_->userdata, level_, name_, beginNs_, now_ns());
     }
 }
 
-void api(vnpuApiLevel level, const char *name, uint64_t beginNs, uint64_t endNs) noexcept {
+void api(vnpuApiLevel level, const char *name, uint64_t begin_ns, uint64_t end_ns) noexcept {
     const vnpuProfiler *t = current();
     if (t != nullptr && t->onApi != nullptr) {
-        t->onApi(t->userdata, level, name, beginNs, endNs);
+        t->onApi(t->userdata, level, name, begin_ns, end_ns);
     }
 }
 
-ExecutionTag kernelEnqueued(const vnpuKernelInfo &info) noexcept {
+ExecutionTag kernel_enqueued(const vnpuKernelInfo &info) noexcept {
     const vnpuProfiler *t = current();
     if (t == nullptr || t->onKernelEnqueue == nullptr) {
         return {};
@@ -74,17 +74,17 @@ ExecutionTag kernelEnqueued(const vnpuKernelInfo &info) noexcept {
     return {t, t->onKernelEnqueue(t->userdata, &info)};
 }
 
-void kernelExecuted(const ExecutionTag &tag, uint64_t startNs, uint64_t endNs) noexcept {
+void kernel_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept {
     if (tag.tag == 0) {
         return;
     }
-    const vnpuProfiler *t = tableForTag(tag);
+    const vnpuProfiler *t = table_for_tag(tag);
     if (t != nullptr && t->onKernelExecuted != nullptr) {
-        t->onKernelExecuted(t->userdata, tag.tag, startNs, endNs);
+        t->onKernelExecuted(t->userdata, tag.tag, start_ns, end_ns);
     }
 }
 
-ExecutionTag collectiveEnqueued(const vnpuCollectiveInfo &info) noexcept {
+ExecutionTag collective_enqueued(const vnpuCollectiveInfo &info) noexcept {
     const vnpuProfiler *t = current();
     if (t == nullptr || t->onCollectiveEnqueue == nullptr) {
         return {};
@@ -92,21 +92,21 @@ ExecutionTag collectiveEnqueued(const vnpuCollectiveInfo &info) noexcept {
     return {t, t->onCollectiveEnqueue(t->userdata, &info)};
 }
 
-void collectiveExecuted(const ExecutionTag &tag, uint64_t startNs, uint64_t endNs) noexcept {
+void collective_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept {
     if (tag.tag == 0) {
         return;
     }
-    const vnpuProfiler *t = tableForTag(tag);
+    const vnpuProfiler *t = table_for_tag(tag);
     if (t != nullptr && t->onCollectiveExecuted != nullptr) {
-        t->onCollectiveExecuted(t->userdata, tag.tag, startNs, endNs);
+        t->onCollectiveExecuted(t->userdata, tag.tag, start_ns, end_ns);
     }
 }
 
-void streamTraceReached(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId,
-                        uint64_t timestampNs) noexcept {
+void stream_trace_reached(uint64_t mark_id, uint32_t flag, uint32_t device_id, uint32_t stream_id,
+                        uint64_t timestamp_ns) noexcept {
     const vnpuProfiler *t = current();
     if (t != nullptr && t->onStreamTrace != nullptr) {
-        t->onStreamTrace(t->userdata, markId, flag, deviceId, streamId, timestampNs);
+        t->onStreamTrace(t->userdata, mark_id, flag, device_id, stream_id, timestamp_ns);
     }
 }
 
@@ -126,14 +126,14 @@ VNPU_EXPORT int vnpuProfilerRegister(const vnpuProfiler *profiler) {
         table->structSize = sizeof(vnpuProfiler);
         copy = table;
     }
-    std::lock_guard<std::mutex> lock(retiredMutex());
+    std::lock_guard<std::mutex> lock(retired_mutex());
     const vnpuProfiler *old = g_table.exchange(copy, std::memory_order_acq_rel);
     if (old != nullptr) {
-        retiredTables().push_back(old);
+        retired_tables().push_back(old);
     }
     return 0;
 }
 
-VNPU_EXPORT uint64_t vnpuNowNs(void) { return vnpu::profiler::nowNs(); }
+VNPU_EXPORT uint64_t vnpuNowNs(void) { return vnpu::profiler::now_ns(); }
 
 } // extern "C"

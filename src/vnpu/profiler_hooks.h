@@ -11,9 +11,9 @@ namespace vnpu::profiler {
 const vnpuProfiler *current() noexcept;
 
 /// CLOCK_MONOTONIC in ns.
-uint64_t nowNs() noexcept;
+uint64_t now_ns() noexcept;
 
-/// Reports a host API span of `level` from construction to destruction (only if a profiler wants onApi).
+/// Reports a host API span of `level` from construction to destruction (only if a profiler wants on_api).
 class ApiSpan {
 public:
     ApiSpan(vnpuApiLevel level, const char *name) noexcept;
@@ -34,13 +34,13 @@ struct ExecutionTag {
     uint64_t tag = 0;
 };
 
-ExecutionTag kernelEnqueued(const vnpuKernelInfo &info) noexcept;
-void kernelExecuted(const ExecutionTag &tag, uint64_t startNs, uint64_t endNs) noexcept;
-ExecutionTag collectiveEnqueued(const vnpuCollectiveInfo &info) noexcept;
-void collectiveExecuted(const ExecutionTag &tag, uint64_t startNs, uint64_t endNs) noexcept;
-void streamTraceReached(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId,
-                        uint64_t timestampNs) noexcept;
-void api(vnpuApiLevel level, const char *name, uint64_t beginNs, uint64_t endNs) noexcept;
+ExecutionTag kernel_enqueued(const vnpuKernelInfo &info) noexcept;
+void kernel_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept;
+ExecutionTag collective_enqueued(const vnpuCollectiveInfo &info) noexcept;
+void collective_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept;
+void stream_trace_reached(uint64_t mark_id, uint32_t flag, uint32_t device_id, uint32_t stream_id,
+                        uint64_t timestamp_ns) noexcept;
+void api(vnpuApiLevel level, const char *name, uint64_t begin_ns, uint64_t end_ns) noexcept;
 
 } // namespace vnpu::profiler
 

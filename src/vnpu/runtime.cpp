@@ -12,7 +12,7 @@ namespace {
 
 thread_local void *t_currentContext = nullptr;
 
-uint32_t deviceCountFromEnv() {
+uint32_t device_count_from_env() {
     const char *text = std::getenv("VNPU_DEVICE_COUNT");
     if (text != nullptr && *text != '\0') {
         char *end = nullptr;
@@ -24,7 +24,7 @@ uint32_t deviceCountFromEnv() {
     return 8;
 }
 
-void bumpCancelAtExit() { Runtime::get().cancelBlockedTasks(); }
+void bump_cancel_at_exit() { Runtime::get().cancel_blocked_tasks(); }
 
 } // namespace
 
@@ -32,14 +32,14 @@ Runtime &Runtime::get() {
     // Leaked on purpose: worker threads may still run while the process exits.
     static Runtime *runtime = [] {
         auto *r = new Runtime;
-        std::atexit(bumpCancelAtExit);
+        std::atexit(bump_cancel_at_exit);
         return r;
     }();
     return *runtime;
 }
 
 Runtime::Runtime() : deviceMemoryBytes_(64ULL << 30) {
-    uint32_t count = deviceCountFromEnv();
+    uint32_t count = device_count_from_env();
     for (uint32_t i = 0; i < count; ++i) {
         auto dev = std::make_unique<Device>();
         dev->id = static_cast<int32_t>(i);
@@ -54,15 +54,15 @@ Device *Runtime::device(int32_t id) {
     return devices_[static_cast<size_t>(id)].get();
 }
 
-std::shared_ptr<Context> Runtime::createContext(int32_t deviceId, bool isDefault) {
-    auto context = std::make_shared<Context>(deviceId, isDefault);
-    Device *dev = device(deviceId);
-    context->defaultStream = std::make_shared<Stream>(deviceId, dev->nextStreamId.fetch_add(1), context.get());
+std::shared_ptr<Context> Runtime::create_context(int32_t device_id, bool is_default) {
+    auto context = std::make_shared<Context>(device_id, is_default);
+    Device *dev = device(device_id);
+    context->default_stream = std::make_shared<Stream>(device_id, dev->next_stream_id.fetch_add(1), context.get());
     contexts.add(context);
     return context;
 }
 
-void Runtime::destroyContext(const std::shared_ptr<Context> &context) {
+void Runtime::destroy_context(const std::shared_ptr<Context> &context) {
     contexts.remove(context.get());
     std::vector<std::shared_ptr<Stream>> owned;
     {
@@ -73,12 +73,12 @@ void Runtime::destroyContext(const std::shared_ptr<Context> &context) {
         streams.remove(stream.get());
         stream->shutdown();
     }
-    context->defaultStream->shutdown();
+    context->default_stream->shutdown();
 }
 
-std::shared_ptr<Stream> Runtime::createStream(const std::shared_ptr<Context> &context) {
-    Device *dev = device(context->deviceId);
-    auto stream = std::make_shared<Stream>(context->deviceId, dev->nextStreamId.fetch_add(1), context.get());
+std::shared_ptr<Stream> Runtime::create_stream(const std::shared_ptr<Context> &context) {
+    Device *dev = device(context->device_id);
+    auto stream = std::make_shared<Stream>(context->device_id, dev->next_stream_id.fetch_add(1), context.get());
     {
         std::lock_guard<std::mutex> lock(context->mu);
         context->streams.push_back(stream);
@@ -87,7 +87,7 @@ std::shared_ptr<Stream> Runtime::createStream(const std::shared_ptr<Context> &co
     return stream;
 }
 
-void Runtime::destroyStream(const std::shared_ptr<Stream> &stream) {
+void Runtime::destroy_stream(const std::shared_ptr<Stream> &stream) {
     streams.remove(stream.get());
     if (auto context = contexts.find(stream->owner())) {
         std::lock_guard<std::mutex> lock(context->mu);
@@ -97,35 +97,35 @@ void Runtime::destroyStream(const std::shared_ptr<Stream> &stream) {
     stream->shutdown();
 }
 
-void Runtime::releaseAll() {
-    cancelBlockedTasks();
+void Runtime::release_all() {
+    cancel_blocked_tasks();
     for (auto &context : contexts.snapshot()) {
-        destroyContext(context);
+        destroy_context(context);
     }
     for (auto &dev : devices_) {
         std::lock_guard<std::mutex> lock(dev->mu);
-        dev->refCount = 0;
-        dev->defaultContext.reset();
+        dev->ref_count = 0;
+        dev->default_context.reset();
     }
 }
 
-void setCurrentContextHandle(void *handle) { t_currentContext = handle; }
+void set_current_context_handle(void *handle) { t_currentContext = handle; }
 
-void *currentContextHandle() { return t_currentContext; }
+void *current_context_handle() { return t_currentContext; }
 
-aclError currentContext(std::shared_ptr<Context> &out) {
+aclError current_context(std::shared_ptr<Context> &out) {
     out = Runtime::get().contexts.find(t_currentContext);
     return out ? ACL_SUCCESS : ACL_ERROR_RT_CONTEXT_NULL;
 }
 
-aclError resolveStream(const void *handle, std::shared_ptr<Stream> &out) {
+aclError resolve_stream(const void *handle, std::shared_ptr<Stream> &out) {
     if (handle == nullptr) {
         std::shared_ptr<Context> context;
-        aclError rc = currentContext(context);
+        aclError rc = current_context(context);
         if (rc != ACL_SUCCESS) {
             return rc;
         }
-        out = context->defaultStream;
+        out = context->default_stream;
         return ACL_SUCCESS;
     }
     out = Runtime::get().streams.find(handle);

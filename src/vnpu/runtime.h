@@ -19,10 +19,10 @@ class Event;
 /// A context: a device binding with its own default stream and the streams created in it.
 class Context {
 public:
-    Context(int32_t device, bool implicitDefault) : deviceId(device), isDefault(implicitDefault) {}
-    const int32_t deviceId;
-    const bool isDefault;
-    std::shared_ptr<Stream> defaultStream;
+    Context(int32_t device, bool implicit_default) : device_id(device), is_default(implicit_default) {}
+    const int32_t device_id;
+    const bool is_default;
+    std::shared_ptr<Stream> default_stream;
 
     std::mutex mu;
     std::vector<std::shared_ptr<Stream>> streams;  // created by aclrtCreateStream in this context
@@ -31,33 +31,33 @@ public:
 struct Device {
     int32_t id = 0;
     std::mutex mu;
-    int refCount = 0;                         // aclrtSetDevice - aclrtResetDevice
-    std::shared_ptr<Context> defaultContext;  // exists while refCount > 0
-    std::atomic<uint32_t> nextStreamId{0};
-    std::atomic<uint64_t> usedBytes{0};
+    int ref_count = 0;                         // aclrtSetDevice - aclrtResetDevice
+    std::shared_ptr<Context> default_context;  // exists while ref_count > 0
+    std::atomic<uint32_t> next_stream_id{0};
+    std::atomic<uint64_t> used_bytes{0};
 };
 
 class Runtime {
 public:
     static Runtime &get();
 
-    uint32_t deviceCount() const { return static_cast<uint32_t>(devices_.size()); }
+    uint32_t device_count() const { return static_cast<uint32_t>(devices_.size()); }
     /// nullptr for an id outside [0, count).
     Device *device(int32_t id);
-    uint64_t deviceMemoryBytes() const { return deviceMemoryBytes_; }
+    uint64_t device_memory_bytes() const { return deviceMemoryBytes_; }
 
     /// Creates and registers a context with its default stream.
-    std::shared_ptr<Context> createContext(int32_t deviceId, bool isDefault);
+    std::shared_ptr<Context> create_context(int32_t device_id, bool is_default);
     /// Unregisters the context and shuts down its streams (running what they still hold).
-    void destroyContext(const std::shared_ptr<Context> &context);
-    std::shared_ptr<Stream> createStream(const std::shared_ptr<Context> &context);
-    void destroyStream(const std::shared_ptr<Stream> &stream);
+    void destroy_context(const std::shared_ptr<Context> &context);
+    std::shared_ptr<Stream> create_stream(const std::shared_ptr<Context> &context);
+    void destroy_stream(const std::shared_ptr<Stream> &stream);
     /// Destroys every context and resets every device (aclFinalize).
-    void releaseAll();
+    void release_all();
 
     /// Bumped by aclFinalize (and at exit): tasks blocked waiting for other streams or ranks give up.
-    uint64_t cancelEpoch() const { return cancelEpoch_.load(std::memory_order_acquire); }
-    void cancelBlockedTasks() { cancelEpoch_.fetch_add(1, std::memory_order_acq_rel); }
+    uint64_t cancel_epoch() const { return cancelEpoch_.load(std::memory_order_acquire); }
+    void cancel_blocked_tasks() { cancelEpoch_.fetch_add(1, std::memory_order_acq_rel); }
 
     HandleRegistry<Context> contexts;
     HandleRegistry<Stream> streams;
@@ -70,12 +70,12 @@ private:
     std::atomic<uint64_t> cancelEpoch_{0};
 };
 
-/// The calling thread's current context (its handle may be stale: always resolve through currentContext()).
-void setCurrentContextHandle(void *handle);
-void *currentContextHandle();
+/// The calling thread's current context (its handle may be stale: always resolve through current_context()).
+void set_current_context_handle(void *handle);
+void *current_context_handle();
 /// Resolves the thread's current context; ACL_ERROR_RT_CONTEXT_NULL if none.
-aclError currentContext(std::shared_ptr<Context> &out);
+aclError current_context(std::shared_ptr<Context> &out);
 /// Resolves a stream handle; NULL means the current context's default stream.
-aclError resolveStream(const void *handle, std::shared_ptr<Stream> &out);
+aclError resolve_stream(const void *handle, std::shared_ptr<Stream> &out);
 
 } // namespace vnpu

@@ -5,8 +5,8 @@
 
 namespace vnpu {
 
-Stream::Stream(int32_t deviceId, uint32_t streamId, const Context *owner)
-    : deviceId_(deviceId), id_(streamId), owner_(owner) {}
+Stream::Stream(int32_t device_id, uint32_t stream_id, const Context *owner)
+    : deviceId_(device_id), id_(stream_id), owner_(owner) {}
 
 Stream::~Stream() { shutdown(); }
 
@@ -16,7 +16,7 @@ uint64_t Stream::enqueue(Task task) {
         return 0;
     }
     if (!worker_.joinable()) {
-        worker_ = std::thread([self = shared_from_this()] { self->workerLoop(); });
+        worker_ = std::thread([self = shared_from_this()] { self->worker_loop(); });
     }
     queue_.push_back(std::move(task));
     ++enqueued_;
@@ -24,9 +24,9 @@ uint64_t Stream::enqueue(Task task) {
     return enqueued_;
 }
 
-void Stream::waitFor(uint64_t seq) {
+void Stream::wait_for(uint64_t seq) {
     std::unique_lock<std::mutex> lock(mu_);
-    if (worker_.joinable() && onWorker()) {
+    if (worker_.joinable() && on_worker()) {
         return;  // a task waiting for its own stream would wait forever
     }
     doneCv_.wait(lock, [&] { return completed_ >= seq; });
@@ -38,7 +38,7 @@ void Stream::synchronize() {
         std::lock_guard<std::mutex> lock(mu_);
         target = enqueued_;
     }
-    waitFor(target);
+    wait_for(target);
 }
 
 bool Stream::idle() {
@@ -64,7 +64,7 @@ void Stream::shutdown() {
     }
 }
 
-void Stream::workerLoop() {
+void Stream::worker_loop() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         workCv_.wait(lock, [&] { return !queue_.empty() || stopping_; });

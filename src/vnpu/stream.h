@@ -19,19 +19,19 @@ class Stream : public std::enable_shared_from_this<Stream> {
 public:
     using Task = std::function<void()>;
 
-    Stream(int32_t deviceId, uint32_t streamId, const Context *owner);
+    Stream(int32_t device_id, uint32_t stream_id, const Context *owner);
     ~Stream();
     Stream(const Stream &) = delete;
     Stream &operator=(const Stream &) = delete;
 
-    int32_t deviceId() const { return deviceId_; }
+    int32_t device_id() const { return deviceId_; }
     uint32_t id() const { return id_; }
     const Context *owner() const { return owner_; }
 
     /// Appends a task; returns its sequence number (>= 1), or 0 if the stream is shut down.
     uint64_t enqueue(Task task);
     /// Blocks until the task with sequence number `seq` (and all before it) has run.
-    void waitFor(uint64_t seq);
+    void wait_for(uint64_t seq);
     /// Blocks until every task enqueued before the call has run.
     void synchronize();
     /// True if every task enqueued so far has run.
@@ -40,8 +40,8 @@ public:
     void shutdown();
 
 private:
-    void workerLoop();
-    bool onWorker() const { return worker_.get_id() == std::this_thread::get_id(); }
+    void worker_loop();
+    bool on_worker() const { return worker_.get_id() == std::this_thread::get_id(); }
 
     const int32_t deviceId_;
     const uint32_t id_;

@@ -15,11 +15,11 @@ VNPU_EXPORT aclError aclrtCreateStream(aclrtStream *stream) {
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Context> context;
-    aclError rc = vnpu::currentContext(context);
+    aclError rc = vnpu::current_context(context);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    *stream = Runtime::get().createStream(context).get();
+    *stream = Runtime::get().create_stream(context).get();
     return ACL_SUCCESS;
 }
 
@@ -32,14 +32,14 @@ VNPU_EXPORT aclError aclrtDestroyStream(aclrtStream stream) {
     if (!found) {
         return ACL_ERROR_INVALID_RESOURCE_HANDLE;
     }
-    Runtime::get().destroyStream(found);  // runs what is still queued first
+    Runtime::get().destroy_stream(found);  // runs what is still queued first
     return ACL_SUCCESS;
 }
 
 VNPU_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream) {
     VNPU_ACL_SPAN("aclrtSynchronizeStream");
     std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolveStream(stream, target);
+    aclError rc = vnpu::resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
@@ -47,16 +47,16 @@ VNPU_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream) {
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId) {
-    if (streamId == nullptr) {
+VNPU_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *stream_id) {
+    if (stream_id == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolveStream(stream, target);
+    aclError rc = vnpu::resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    *streamId = static_cast<int32_t>(target->id());
+    *stream_id = static_cast<int32_t>(target->id());
     return ACL_SUCCESS;
 }
 
@@ -66,7 +66,7 @@ VNPU_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, v
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolveStream(stream, target);
+    aclError rc = vnpu::resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
@@ -80,38 +80,38 @@ VNPU_EXPORT aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream 
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolveStream(stream, target);
+    aclError rc = vnpu::resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
     return target->enqueue([] {}) != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
-VNPU_EXPORT int vnpuStreamTrace(void *stream, uint64_t markId, uint32_t flag) {
+VNPU_EXPORT int vnpuStreamTrace(void *stream, uint64_t mark_id, uint32_t flag) {
     std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolveStream(stream, target);
+    aclError rc = vnpu::resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    const auto deviceId = static_cast<uint32_t>(target->deviceId());
-    const uint32_t streamId = target->id();
-    uint64_t seq = target->enqueue([markId, flag, deviceId, streamId] {
-        vnpu::profiler::streamTraceReached(markId, flag, deviceId, streamId, vnpu::profiler::nowNs());
+    const auto device_id = static_cast<uint32_t>(target->device_id());
+    const uint32_t stream_id = target->id();
+    uint64_t seq = target->enqueue([mark_id, flag, device_id, stream_id] {
+        vnpu::profiler::stream_trace_reached(mark_id, flag, device_id, stream_id, vnpu::profiler::now_ns());
     });
     return seq != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
-VNPU_EXPORT int vnpuStreamGetIds(void *stream, uint32_t *deviceId, uint32_t *streamId) {
-    if (deviceId == nullptr || streamId == nullptr) {
+VNPU_EXPORT int vnpuStreamGetIds(void *stream, uint32_t *device_id, uint32_t *stream_id) {
+    if (device_id == nullptr || stream_id == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
     std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolveStream(stream, target);
+    aclError rc = vnpu::resolve_stream(stream, target);
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    *deviceId = static_cast<uint32_t>(target->deviceId());
-    *streamId = target->id();
+    *device_id = static_cast<uint32_t>(target->device_id());
+    *stream_id = target->id();
     return ACL_SUCCESS;
 }
 

@@ -22,14 +22,14 @@ HandleRegistry<aclScalar> &scalars() {
     return *registry;
 }
 
-HandleRegistry<aclIntArray> &intArrays() {
+HandleRegistry<aclIntArray> &int_arrays() {
     static auto *registry = new HandleRegistry<aclIntArray>;
     return *registry;
 }
 
 constexpr size_t kMaxDims = 8;
 
-aclnnStatus copyOut(const std::vector<int64_t> &values, int64_t **array, uint64_t *count) {
+aclnnStatus copy_out(const std::vector<int64_t> &values, int64_t **array, uint64_t *count) {
     if (array == nullptr || count == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -49,27 +49,27 @@ int64_t TensorView::numel() const {
     return n;
 }
 
-std::shared_ptr<aclTensor> findTensor(const aclTensor *tensor) { return tensors().find(tensor); }
+std::shared_ptr<aclTensor> find_tensor(const aclTensor *tensor) { return tensors().find(tensor); }
 
-std::shared_ptr<aclScalar> findScalar(const aclScalar *scalar) { return scalars().find(scalar); }
+std::shared_ptr<aclScalar> find_scalar(const aclScalar *scalar) { return scalars().find(scalar); }
 
-aclnnStatus viewOf(const aclTensor *tensor, TensorView &out) {
+aclnnStatus view_of(const aclTensor *tensor, TensorView &out) {
     if (tensor == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    auto live = findTensor(tensor);
-    if (!live || live->viewDims.size() > kMaxDims || aclDataTypeSize(live->dataType) == 0) {
+    auto live = find_tensor(tensor);
+    if (!live || live->view_dims.size() > kMaxDims || aclDataTypeSize(live->data_type) == 0) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    out = TensorView{live->data, live->dataType, live->viewDims, live->strides, live->offset};
+    out = TensorView{live->data, live->data_type, live->view_dims, live->strides, live->offset};
     if (out.numel() == 0) {
         return ACLNN_SUCCESS;
     }
-    int64_t lastElement = live->offset;
+    int64_t last_element = live->offset;
     for (size_t i = 0; i < out.dims.size(); ++i) {
-        lastElement += (out.dims[i] - 1) * out.strides[i];
+        last_element += (out.dims[i] - 1) * out.strides[i];
     }
-    const auto bytes = static_cast<size_t>(lastElement + 1) * aclDataTypeSize(live->dataType);
+    const auto bytes = static_cast<size_t>(last_element + 1) * aclDataTypeSize(live->data_type);
     if (live->data == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -79,31 +79,31 @@ aclnnStatus viewOf(const aclTensor *tensor, TensorView &out) {
     return ACLNN_SUCCESS;
 }
 
-double scalarAsDouble(const aclScalar &scalar) { return loadElement<double>(scalar.value, 0, scalar.dataType); }
+double scalar_as_double(const aclScalar &scalar) { return load_element<double>(scalar.value, 0, scalar.data_type); }
 
 } // namespace vnpu
 
 extern "C" {
 
-VNPU_EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+VNPU_EXPORT aclTensor *aclCreateTensor(const int64_t *view_dims, uint64_t view_dims_num, aclDataType data_type,
                                        const int64_t *stride, int64_t offset, aclFormat format,
-                                       const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
-    if ((viewDims == nullptr && viewDimsNum > 0) || (storageDims == nullptr && storageDimsNum > 0) ||
-        (stride == nullptr && viewDimsNum > 0) || viewDimsNum > vnpu::kMaxDims || offset < 0) {
+                                       const int64_t *storage_dims, uint64_t storage_dims_num, void *tensor_data) {
+    if ((view_dims == nullptr && view_dims_num > 0) || (storage_dims == nullptr && storage_dims_num > 0) ||
+        (stride == nullptr && view_dims_num > 0) || view_dims_num > vnpu::kMaxDims || offset < 0) {
         return nullptr;
     }
     auto tensor = std::make_shared<aclTensor>();
-    tensor->viewDims.assign(viewDims, viewDims + viewDimsNum);
-    tensor->strides.assign(stride, stride + viewDimsNum);
-    tensor->storageDims.assign(storageDims, storageDims + storageDimsNum);
-    if (std::any_of(tensor->viewDims.begin(), tensor->viewDims.end(), [](int64_t d) { return d < 0; }) ||
+    tensor->view_dims.assign(view_dims, view_dims + view_dims_num);
+    tensor->strides.assign(stride, stride + view_dims_num);
+    tensor->storage_dims.assign(storage_dims, storage_dims + storage_dims_num);
+    if (std::any_of(tensor->view_dims.begin(), tensor->view_dims.end(), [](int64_t d) { return d < 0; }) ||
         std::any_of(tensor->strides.begin(), tensor->strides.end(), [](int64_t s) { return s < 0; })) {
         return nullptr;
     }
     tensor->offset = offset;
-    tensor->dataType = dataType;
+    tensor->data_type = data_type;
     tensor->format = format;
-    tensor->data = tensorData;
+    tensor->data = tensor_data;
     return static_cast<aclTensor *>(vnpu::tensors().add(std::move(tensor)));
 }
 
@@ -114,13 +114,13 @@ VNPU_EXPORT aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
     return vnpu::tensors().remove(tensor) ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID;
 }
 
-VNPU_EXPORT aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
-    const size_t size = aclDataTypeSize(dataType);
+VNPU_EXPORT aclScalar *aclCreateScalar(void *value, aclDataType data_type) {
+    const size_t size = aclDataTypeSize(data_type);
     if (value == nullptr || size == 0 || size > sizeof(aclScalar::value)) {
         return nullptr;
     }
     auto scalar = std::make_shared<aclScalar>();
-    scalar->dataType = dataType;
+    scalar->data_type = data_type;
     std::memcpy(scalar->value, value, size);  // copied now: the caller's variable may go away
     return static_cast<aclScalar *>(vnpu::scalars().add(std::move(scalar)));
 }
@@ -138,34 +138,34 @@ VNPU_EXPORT aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) 
     }
     auto array = std::make_shared<aclIntArray>();
     array->values.assign(value, value + size);
-    return static_cast<aclIntArray *>(vnpu::intArrays().add(std::move(array)));
+    return static_cast<aclIntArray *>(vnpu::int_arrays().add(std::move(array)));
 }
 
 VNPU_EXPORT aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
     if (array == nullptr) {
         return ACLNN_SUCCESS;
     }
-    return vnpu::intArrays().remove(array) ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID;
+    return vnpu::int_arrays().remove(array) ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID;
 }
 
-VNPU_EXPORT aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum) {
-    auto live = vnpu::findTensor(tensor);
+VNPU_EXPORT aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **view_dims, uint64_t *view_dims_num) {
+    auto live = vnpu::find_tensor(tensor);
     if (!live) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    return vnpu::copyOut(live->viewDims, viewDims, viewDimsNum);
+    return vnpu::copy_out(live->view_dims, view_dims, view_dims_num);
 }
 
-VNPU_EXPORT aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue, uint64_t *stridesNum) {
-    auto live = vnpu::findTensor(tensor);
+VNPU_EXPORT aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **strides_value, uint64_t *strides_num) {
+    auto live = vnpu::find_tensor(tensor);
     if (!live) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    return vnpu::copyOut(live->strides, stridesValue, stridesNum);
+    return vnpu::copy_out(live->strides, strides_value, strides_num);
 }
 
 VNPU_EXPORT aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset) {
-    auto live = vnpu::findTensor(tensor);
+    auto live = vnpu::find_tensor(tensor);
     if (!live || offset == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -173,17 +173,17 @@ VNPU_EXPORT aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offse
     return ACLNN_SUCCESS;
 }
 
-VNPU_EXPORT aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims,
-                                           uint64_t *storageDimsNum) {
-    auto live = vnpu::findTensor(tensor);
+VNPU_EXPORT aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storage_dims,
+                                           uint64_t *storage_dims_num) {
+    auto live = vnpu::find_tensor(tensor);
     if (!live) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    return vnpu::copyOut(live->storageDims, storageDims, storageDimsNum);
+    return vnpu::copy_out(live->storage_dims, storage_dims, storage_dims_num);
 }
 
 VNPU_EXPORT aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format) {
-    auto live = vnpu::findTensor(tensor);
+    auto live = vnpu::find_tensor(tensor);
     if (!live || format == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -191,17 +191,17 @@ VNPU_EXPORT aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format)
     return ACLNN_SUCCESS;
 }
 
-VNPU_EXPORT aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType) {
-    auto live = vnpu::findTensor(tensor);
-    if (!live || dataType == nullptr) {
+VNPU_EXPORT aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *data_type) {
+    auto live = vnpu::find_tensor(tensor);
+    if (!live || data_type == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
-    *dataType = live->dataType;
+    *data_type = live->data_type;
     return ACLNN_SUCCESS;
 }
 
 VNPU_EXPORT aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr) {
-    auto live = vnpu::findTensor(tensor);
+    auto live = vnpu::find_tensor(tensor);
     if (!live || addr == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -210,7 +210,7 @@ VNPU_EXPORT aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr
 }
 
 VNPU_EXPORT aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr) {
-    auto live = vnpu::findTensor(tensor);
+    auto live = vnpu::find_tensor(tensor);
     if (!live) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -218,8 +218,8 @@ VNPU_EXPORT aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr) {
     return ACLNN_SUCCESS;
 }
 
-VNPU_EXPORT aclnnStatus aclnnInit(const char *configPath) {
-    (void)configPath;
+VNPU_EXPORT aclnnStatus aclnnInit(const char *config_path) {
+    (void)config_path;
     return ACLNN_SUCCESS;
 }
 

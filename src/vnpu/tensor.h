@@ -9,17 +9,17 @@
 #include "aclnn/opdev/op_errno.h"
 
 struct aclTensor {
-    std::vector<int64_t> viewDims;
+    std::vector<int64_t> view_dims;
     std::vector<int64_t> strides;  // elements, one per view dim
-    int64_t offset = 0;            // elements from tensorData to the first element
-    aclDataType dataType = ACL_FLOAT;
+    int64_t offset = 0;            // elements from tensor_data to the first element
+    aclDataType data_type = ACL_FLOAT;
     aclFormat format = ACL_FORMAT_ND;
-    std::vector<int64_t> storageDims;
+    std::vector<int64_t> storage_dims;
     void *data = nullptr;
 };
 
 struct aclScalar {
-    aclDataType dataType = ACL_FLOAT;
+    aclDataType data_type = ACL_FLOAT;
     alignas(16) unsigned char value[16] = {};
 };
 
@@ -32,7 +32,7 @@ namespace vnpu {
 /// A tensor as a kernel sees it: copied at phase 1 so later changes to the descriptor do not matter.
 struct TensorView {
     void *data = nullptr;
-    aclDataType dataType = ACL_FLOAT;
+    aclDataType data_type = ACL_FLOAT;
     std::vector<int64_t> dims;
     std::vector<int64_t> strides;
     int64_t offset = 0;
@@ -41,15 +41,15 @@ struct TensorView {
 };
 
 /// Resolves a live tensor handle; nullptr if it is not one.
-std::shared_ptr<aclTensor> findTensor(const aclTensor *tensor);
+std::shared_ptr<aclTensor> find_tensor(const aclTensor *tensor);
 /// Resolves a live scalar handle; nullptr if it is not one.
-std::shared_ptr<aclScalar> findScalar(const aclScalar *scalar);
+std::shared_ptr<aclScalar> find_scalar(const aclScalar *scalar);
 
 /// Checks a tensor an operator will touch and copies it: a live handle (else PARAM_NULLPTR / PARAM_INVALID),
 /// at most 8 dims, and non-empty data inside one device allocation.
-aclnnStatus viewOf(const aclTensor *tensor, TensorView &out);
+aclnnStatus view_of(const aclTensor *tensor, TensorView &out);
 
 /// The scalar's value as double (for alpha).
-double scalarAsDouble(const aclScalar &scalar);
+double scalar_as_double(const aclScalar &scalar);
 
 } // namespace vnpu
