@@ -13,7 +13,7 @@ Devices and streams: :func:`set_device`, :func:`current_device`, :func:`device_c
 Launcher: ``python3 -m vnpu.run --nproc_per_node N script.py``.
 """
 
-from ._lib import NpuError
+from ._errors import NpuError
 from .device import Stream, current_device, current_stream, device_count, set_device, synchronize
 from .ops import add, matmul, mul, relu
 from .tensors import Tensor, empty, float16, float32, from_numpy, ones, randn, tensor, zeros

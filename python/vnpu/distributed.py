@@ -2,21 +2,18 @@
 
 ``python3 -m vnpu.run --nproc_per_node N script.py`` starts the ranks with RANK, WORLD_SIZE,
 LOCAL_RANK and the HCCL root info (VNPU_HCCL_ROOT_INFO); :func:`init_process_group` joins them
-with HcclCommInitRootInfo. Collectives are enqueued on the current stream and work in place.
+with HcclCommInitRootInfo. Collectives are enqueued on the current stream and work in place. The
+communicator is a ``vnpu.native.Communicator``.
 """
 
-import ctypes
 import enum
 import os
 
-import numpy as np
-
-from . import _lib
-from .device import current_stream, set_device
+from . import native
+from .device import set_device
 from .tensors import Tensor, empty
 
 ROOT_INFO_ENV = "VNPU_HCCL_ROOT_INFO"
-_HCCL_DTYPE = {np.dtype(np.float32): 4, np.dtype(np.float16): 3, np.dtype(np.int32): 2, np.dtype(np.int64): 5}
 
 
 class ReduceOp(enum.IntEnum):
@@ -37,9 +34,7 @@ _group = None
 
 def new_root_info():
     """A fresh HCCL root info (hex string) to hand to every rank."""
-    buf = ctypes.create_string_buffer(_lib.HCCL_ROOT_INFO_BYTES)
-    _lib.call(_lib.HcclGetRootInfo, buf)
-    return buf.raw.rstrip(b"\0").hex()
+    return native.Communicator.new_root_info()
 
 
 def _under_mpirun():
@@ -56,9 +51,7 @@ def _env_int(*names):
 
 def world_root_info():
     """Under mpirun: the root info of all MPI ranks, the same on every rank without any exchange."""
-    buf = ctypes.create_string_buffer(_lib.HCCL_ROOT_INFO_BYTES)
-    _lib.call(_lib.vnpuHcclGetWorldRootInfo, buf)
-    return buf.raw.rstrip(b"\0").hex()
+    return native.Communicator.world_root_info()
 
 
 def init_process_group(backend="hccl", rank=None, world_size=None, root_info=None):
@@ -84,11 +77,8 @@ def init_process_group(backend="hccl", rank=None, world_size=None, root_info=Non
         raise RuntimeError(f"{ROOT_INFO_ENV} is not set: start the ranks with python3 -m vnpu.run")
     local_rank = _env_int("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK")
     set_device(rank if local_rank is None else local_rank)
-    raw = bytes.fromhex(root_info).ljust(_lib.HCCL_ROOT_INFO_BYTES, b"\0")
-    info = ctypes.create_string_buffer(raw, _lib.HCCL_ROOT_INFO_BYTES)
-    comm = ctypes.c_void_p()
-    _lib.call(_lib.HcclCommInitRootInfo, world_size, info, rank, ctypes.byref(comm))
-    _group = _Group(comm.value, rank, world_size)
+    comm = native.Communicator(int(world_size), root_info, int(rank))  # blocks until every rank joined
+    _group = _Group(comm, rank, world_size)
 
 
 def is_initialized():
@@ -114,71 +104,48 @@ def get_world_size():
 
 def get_comm_name():
     """The HCCL communicator name (the ``comm_name`` msPTI reports)."""
-    name = ctypes.create_string_buffer(128)
-    _lib.call(_lib.HcclGetCommName, _require().comm, name)
-    return name.value.decode()
+    return _require().comm.name()
 
 
 def _operand(t):
+    """The native tensor of a device tensor (dtypes are checked by the facade: TypeError)."""
     if not isinstance(t, Tensor) or t.device is None:
         raise ValueError("collectives need a device tensor")
-    if t.dtype not in _HCCL_DTYPE:
-        raise TypeError(f"unsupported dtype {t.dtype}")
-    return _HCCL_DTYPE[t.dtype]
+    return t._native
 
 
 def all_reduce(tensor, op=ReduceOp.SUM):
     """Reduces ``tensor`` across ranks, in place (HcclAllReduce)."""
-    dtype = _operand(tensor)
-    g = _require()
-    _lib.call(_lib.HcclAllReduce, tensor.data_ptr, tensor.data_ptr, tensor.numel, dtype, int(op), g.comm,
-              current_stream(tensor.device).handle)
+    _require().comm.all_reduce(_operand(tensor), int(op))
 
 
 def broadcast(tensor, src=0):
     """Copies rank ``src``'s tensor to every rank, in place (HcclBroadcast)."""
-    dtype = _operand(tensor)
-    g = _require()
-    _lib.call(_lib.HcclBroadcast, tensor.data_ptr, tensor.numel, dtype, src, g.comm,
-              current_stream(tensor.device).handle)
+    _require().comm.broadcast(_operand(tensor), int(src))
 
 
 def all_gather_into_tensor(output, input):
     """Concatenates every rank's ``input`` into ``output`` (HcclAllGather)."""
-    dtype = _operand(input)
-    g = _require()
-    if output.numel != input.numel * g.world_size:
-        raise ValueError("output must hold world_size * input.numel elements")
-    _lib.call(_lib.HcclAllGather, input.data_ptr, output.data_ptr, input.numel, dtype, g.comm,
-              current_stream(input.device).handle)
+    _require().comm.all_gather(_operand(output), _operand(input))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM):
     """Reduces ``input`` across ranks and gives each rank its slice in ``output`` (HcclReduceScatter)."""
-    dtype = _operand(input)
-    g = _require()
-    if input.numel != output.numel * g.world_size:
-        raise ValueError("input must hold world_size * output.numel elements")
-    _lib.call(_lib.HcclReduceScatter, input.data_ptr, output.data_ptr, output.numel, dtype, int(op), g.comm,
-              current_stream(input.device).handle)
+    _require().comm.reduce_scatter(_operand(output), _operand(input), int(op))
 
 
 def barrier():
     """Waits until every rank reached the barrier."""
-    g = _require()
-    stream = current_stream()
-    _lib.call(_lib.HcclBarrier, g.comm, stream.handle)
-    stream.synchronize()
+    _require().comm.barrier()
 
 
 def destroy_process_group():
-    """Destroys the communicator (after the current stream is idle)."""
+    """Destroys the communicator (after the current device's work has finished)."""
     global _group
     if _group is None:
         return
-    current_stream().synchronize()
-    _lib.HcclCommDestroy(_group.comm)
-    _group = None
+    group, _group = _group, None
+    group.comm.destroy()
 
 
 __all__ = ["ReduceOp", "init_process_group", "is_initialized", "get_rank", "get_world_size", "get_comm_name",

@@ -1,79 +1,42 @@
 """Tensors on the host (numpy) and on virtual devices, with torch-like operators.
 
-A host tensor wraps a numpy array; ``.npu()`` copies it to the current device. Device tensors own
-an aclrtMalloc allocation; operators on them (``+``, ``*``, ``@``, :func:`relu`) run on the
+A host tensor wraps a numpy array; ``.npu()`` copies it to the current device. Device tensors hold
+a ``vnpu.native.Tensor`` (device memory, freed after the device's next synchronisation once no
+tensor uses it); operators on them (``+``, ``*``, ``@``, :func:`relu`) run on the
 device's current stream, asynchronously. ``.cpu()`` / ``.numpy()`` synchronise and copy back.
 """
 
-import ctypes
-import threading
-
 import numpy as np
 
-from . import _lib
-from .device import current_device, current_stream
+from . import native
+from .device import _device_index, current_device
 
 float32 = np.dtype(np.float32)
 float16 = np.dtype(np.float16)
-_ACL_DTYPE = {float32: 0, float16: 1, np.dtype(np.int32): 3, np.dtype(np.int64): 9}
-
-# Frees of allocations that queued work may still use wait for the next synchronize.
-_deferred_lock = threading.Lock()
-_deferred = {}  # device -> [pointer]
-_MAX_DEFERRED = 64
-
-
-def _release_deferred(device):
-    with _deferred_lock:
-        pointers = _deferred.pop(device, [])
-    for ptr in pointers:
-        _lib.aclrtFree(ptr)
-
-
-class _Allocation:
-    """Device memory; freed when the last tensor using it goes away (after its stream is idle)."""
-
-    __slots__ = ("ptr", "nbytes", "device", "__weakref__")
-
-    def __init__(self, nbytes, device):
-        ptr = ctypes.c_void_p()
-        _lib.call(_lib.aclrtMalloc, ctypes.byref(ptr), max(nbytes, 1), _lib.ACL_MEM_MALLOC_HUGE_FIRST)
-        self.ptr = ptr.value
-        self.nbytes = nbytes
-        self.device = device
-
-    def __del__(self):
-        ptr, self.ptr = self.ptr, None
-        if not ptr:
-            return
-        with _deferred_lock:
-            pending = _deferred.setdefault(self.device, [])
-            pending.append(ptr)
-            flush = len(pending) >= _MAX_DEFERRED
-        if flush:
-            try:
-                current_stream(self.device).synchronize()
-                _release_deferred(self.device)
-            except Exception:  # interpreter shutdown: the process frees everything anyway
-                pass
+# numpy dtype -> the facade's element type (aclDataType). Device tensors hold any of them; the
+# operators and collectives take float32, float16, int32 and int64 (the facade says which it rejects).
+_ACL_DTYPE = {np.dtype(t): getattr(native, k) for t, k in (
+    (np.float32, "kFloat32"), (np.float16, "kFloat16"), (np.int8, "kInt8"), (np.int32, "kInt32"),
+    (np.uint8, "kUInt8"), (np.int16, "kInt16"), (np.uint16, "kUInt16"), (np.uint32, "kUInt32"),
+    (np.int64, "kInt64"), (np.uint64, "kUInt64"), (np.float64, "kFloat64"), (np.bool_, "kBool"))}
 
 
 class Tensor:
     """A dense, contiguous tensor on the host (``device is None``) or on a virtual NPU."""
 
-    __slots__ = ("shape", "dtype", "device", "_host", "_alloc")
+    __slots__ = ("shape", "dtype", "device", "_host", "_native")
 
-    def __init__(self, data=None, *, shape=None, dtype=None, device=None, _alloc=None):
-        if _alloc is not None:
+    def __init__(self, data=None, *, shape=None, dtype=None, device=None, _native=None):
+        if _native is not None:
             self.shape, self.dtype, self.device = tuple(shape), np.dtype(dtype), device
-            self._host, self._alloc = None, _alloc
+            self._host, self._native = None, _native
             return
         array = np.ascontiguousarray(np.asarray(data, dtype=dtype))
         self.shape, self.dtype, self.device = array.shape, array.dtype, None
-        self._host, self._alloc = array, None
+        self._host, self._native = array, None
         if device is not None:
             moved = self.to(device)
-            self.device, self._host, self._alloc = moved.device, None, moved._alloc
+            self.device, self._host, self._native = moved.device, None, moved._native
 
     # ----- properties -------------------------------------------------------------------------
     @property
@@ -94,19 +57,17 @@ class Tensor:
     @property
     def data_ptr(self):
         """Device address (device tensors) or host address."""
-        return self._alloc.ptr if self._alloc is not None else self._host.ctypes.data
+        return self._native.address() if self._native is not None else self._host.__array_interface__["data"][0]
 
     # ----- moves ------------------------------------------------------------------------------
     def npu(self, device=None):
         """A copy on ``device`` (default: the current device); ``self`` if it is already there."""
-        dev = current_device() if device is None else int(device)
+        dev = current_device() if device is None else _device_index(device)
         if self.device == dev:
             return self
         host = self.numpy()
         out = empty(self.shape, dtype=self.dtype, device=dev)
-        if out.nbytes:
-            _lib.call(_lib.aclrtMemcpy, out.data_ptr, out.nbytes, host.ctypes.data, out.nbytes,
-                      _lib.ACL_MEMCPY_HOST_TO_DEVICE)
+        out._native.copy_from_host(host)
         return out
 
     def to(self, device):
@@ -125,11 +86,8 @@ class Tensor:
         """The data as a numpy array (a copy for device tensors)."""
         if self._host is not None:
             return self._host
-        current_stream(self.device).synchronize()
         host = np.empty(self.shape, dtype=self.dtype)
-        if self.nbytes:
-            _lib.call(_lib.aclrtMemcpy, host.ctypes.data, self.nbytes, self._alloc.ptr, self.nbytes,
-                      _lib.ACL_MEMCPY_DEVICE_TO_HOST)
+        self._native.copy_to_host(host)  # after the device's queued work
         return host
 
     def tolist(self):
@@ -174,9 +132,10 @@ def empty(*size, dtype=float32, device=None):
     dtype = np.dtype(dtype)
     if device is None:
         return Tensor(np.empty(shape, dtype=dtype))
-    dev = int(device.split(":")[-1]) if isinstance(device, str) else int(device)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    return Tensor(shape=shape, dtype=dtype, device=dev, _alloc=_Allocation(nbytes, dev))
+    if dtype not in _ACL_DTYPE:
+        raise TypeError(f"unsupported dtype {dtype} on a device")
+    dev = _device_index(device)
+    return Tensor(shape=shape, dtype=dtype, device=dev, _native=native.Tensor.empty(list(shape), _ACL_DTYPE[dtype], dev))
 
 
 def tensor(data, dtype=None, device=None):

@@ -1,28 +1,14 @@
-// Shape broadcasting and a strided element walk shared by the elementwise kernels.
+// Broadcast strides and a strided element walk shared by the elementwise kernels (the shapes: shape.h).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "shape.h"
 #include "tensor.h"
 
 namespace vnpu {
-
-/// NumPy-style broadcast of two shapes; false if incompatible.
-inline bool broadcast_shape(const std::vector<int64_t> &a, const std::vector<int64_t> &b, std::vector<int64_t> &out) {
-    const size_t rank = a.size() > b.size() ? a.size() : b.size();
-    out.assign(rank, 1);
-    for (size_t i = 0; i < rank; ++i) {
-        const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-        const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-        if (da != db && da != 1 && db != 1) {
-            return false;
-        }
-        out[i] = da == 1 ? db : da;
-    }
-    return true;
-}
 
 /// Strides of `view` laid over `out_dims` (right-aligned), 0 along broadcast dimensions.
 inline std::vector<int64_t> broadcast_strides(const TensorView &view, const std::vector<int64_t> &out_dims) {

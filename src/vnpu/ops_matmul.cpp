@@ -155,20 +155,13 @@ aclnnStatus plan_matmul(const aclTensor *self, const aclTensor *mat2, const aclT
     }
     const MatrixOperand left = as_matrices(a, true);
     const MatrixOperand right = as_matrices(b, false);
-    std::vector<int64_t> batch_dims;
-    if (left.cols != right.rows || !broadcast_shape(left.batch_dims, right.batch_dims, batch_dims)) {
+    std::vector<int64_t> expected;
+    if (!matmul_shape(a.dims, b.dims, expected) || expected != o.dims) {
         return ACLNN_ERR_PARAM_INVALID;
     }
-    std::vector<int64_t> expected = batch_dims;
-    if (a.dims.size() > 1) {
-        expected.push_back(left.rows);
-    }
-    if (b.dims.size() > 1) {
-        expected.push_back(right.cols);
-    }
-    if (expected != o.dims) {
-        return ACLNN_ERR_PARAM_INVALID;
-    }
+    // The batch dimensions lead the result; a 2-D (or more) operand adds its rows / columns after them.
+    const size_t matrix_dims = (a.dims.size() > 1 ? 1 : 0) + (b.dims.size() > 1 ? 1 : 0);
+    const std::vector<int64_t> batch_dims(expected.begin(), expected.end() - static_cast<long>(matrix_dims));
     OpPlan plan;
     plan.kernel = AclnnKernel::MatMul;
     plan.api_name = "aclnnMatmul_MatMulV3AiCore_MatMulV3";

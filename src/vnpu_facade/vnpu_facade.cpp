@@ -1,10 +1,10 @@
 #include "vnpu_facade.h"
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -15,12 +15,18 @@
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_relu.h"
 #include "hccl/hccl.h"
+#include "../vnpu/shape.h"  // the runtime's own shape rules
+#include "vnpu/vnpu_hccl.h"
 
-namespace vnpu {
+namespace vnpu::api {
+
+CallError::CallError(const std::string &function, long code)
+    : std::runtime_error(function + " failed with code " + std::to_string(code)), function_(function), code_(code) {}
+
 namespace {
 
 void check(const char *what, long code) {
-    if (code != 0) throw std::runtime_error(std::string(what) + " failed with code " + std::to_string(code));
+    if (code != 0) throw CallError(what, code);
 }
 
 int resolve_device(int device) {
@@ -33,6 +39,25 @@ int resolve_device(int device) {
     return device;
 }
 
+/** Makes `device` the thread's current device for a scope, then restores the previous one (if any). */
+class DeviceScope {
+public:
+    explicit DeviceScope(int device) : device_(device) {
+        had_previous_ = aclrtGetDevice(&previous_) == ACL_SUCCESS;
+        if (!had_previous_ || previous_ != device_) check("aclrtSetDevice", aclrtSetDevice(device_));
+    }
+    ~DeviceScope() {
+        if (had_previous_ && previous_ != device_) aclrtSetDevice(previous_);
+    }
+    DeviceScope(const DeviceScope &) = delete;
+    DeviceScope &operator=(const DeviceScope &) = delete;
+
+private:
+    int32_t device_;
+    int32_t previous_ = -1;
+    bool had_previous_ = false;
+};
+
 int64_t count_of(const std::vector<int64_t> &shape) {
     int64_t n = 1;
     for (int64_t d : shape) {
@@ -42,31 +67,48 @@ int64_t count_of(const std::vector<int64_t> &shape) {
     return n;
 }
 
-std::vector<int64_t> broadcast(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
-    size_t n = std::max(a.size(), b.size());
-    std::vector<int64_t> out(n);
-    for (size_t i = 0; i < n; ++i) {
-        int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
-        int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
-        if (x != y && x != 1 && y != 1) throw std::invalid_argument("shapes cannot be broadcast together");
-        out[i] = x == 1 ? y : x;
+struct DTypeInfo {
+    int dtype;
+    const char *name;
+    size_t size;
+};
+constexpr DTypeInfo kDTypes[] = {{kFloat32, "float32", 4}, {kFloat16, "float16", 2}, {kInt8, "int8", 1},
+                                 {kInt32, "int32", 4},     {kUInt8, "uint8", 1},     {kInt16, "int16", 2},
+                                 {kUInt16, "uint16", 2},   {kUInt32, "uint32", 4},   {kInt64, "int64", 8},
+                                 {kUInt64, "uint64", 8},   {kFloat64, "float64", 8}, {kBool, "bool", 1}};
+
+const DTypeInfo *find_dtype(int dtype) {
+    for (const DTypeInfo &info : kDTypes) {
+        if (info.dtype == dtype) return &info;
     }
-    return out;
+    return nullptr;
 }
 
-std::vector<int64_t> matmul_shape(std::vector<int64_t> a, std::vector<int64_t> b) {
-    if (a.empty() || b.empty()) throw std::invalid_argument("matmul needs at least 1-D operands");
-    bool a1 = a.size() == 1, b1 = b.size() == 1;
-    if (a1) a.insert(a.begin(), 1);
-    if (b1) b.push_back(1);
-    if (a.back() != b[b.size() - 2]) throw std::invalid_argument("matmul shape mismatch");
-    std::vector<int64_t> out = broadcast(std::vector<int64_t>(a.begin(), a.end() - 2),
-                                         std::vector<int64_t>(b.begin(), b.end() - 2));
-    out.push_back(a[a.size() - 2]);
-    out.push_back(b.back());
-    if (a1) out.erase(out.end() - 2);
-    if (b1) out.pop_back();
-    return out;
+std::string dtype_name(int dtype) {
+    const DTypeInfo *info = find_dtype(dtype);
+    return info != nullptr ? info->name : "dtype " + std::to_string(dtype);
+}
+
+/** The element type both operands share, if the operators take it. */
+int operand_dtype(const Tensor &a, const Tensor *b) {
+    const int dtype = a.dtype();
+    if (b != nullptr && b->dtype() != dtype) {
+        throw DTypeError("operands of different dtypes (" + dtype_name(dtype) + " and " + dtype_name(b->dtype()) + ")");
+    }
+    if (dtype != kFloat32 && dtype != kFloat16 && dtype != kInt32 && dtype != kInt64) {
+        throw DTypeError("operators do not take " + dtype_name(dtype) + " tensors");
+    }
+    return dtype;
+}
+
+HcclDataType hccl_dtype(const Tensor &t) {
+    switch (t.dtype()) {
+        case kFloat32: return HCCL_DATA_TYPE_FP32;
+        case kFloat16: return HCCL_DATA_TYPE_FP16;
+        case kInt32: return HCCL_DATA_TYPE_INT32;
+        case kInt64: return HCCL_DATA_TYPE_INT64;
+        default: throw DTypeError("collectives do not take " + dtype_name(t.dtype()) + " tensors");
+    }
 }
 
 /** An aclTensor describing a contiguous tensor; destroyed with the scope. */
@@ -76,9 +118,12 @@ public:
         std::vector<int64_t> shape = t.shape();
         std::vector<int64_t> strides(shape.size(), 1);
         for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
-        handle_ = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, strides.data(), 0, ACL_FORMAT_ND,
-                                  shape.data(), shape.size(), t.data_ptr());
-        if (handle_ == nullptr) throw std::runtime_error("aclCreateTensor failed");
+        int64_t scalar_dims[1] = {1};  // a 0-D tensor still passes a valid array
+        int64_t *dims = shape.empty() ? scalar_dims : shape.data();
+        int64_t *steps = shape.empty() ? scalar_dims : strides.data();
+        handle_ = aclCreateTensor(dims, shape.size(), static_cast<aclDataType>(t.dtype()), steps, 0, ACL_FORMAT_ND, dims,
+                                  shape.size(), t.data_ptr());
+        if (handle_ == nullptr) throw CallError("aclCreateTensor", -1);
     }
     ~Descriptor() { aclDestroyTensor(handle_); }
     Descriptor(const Descriptor &) = delete;
@@ -117,14 +162,14 @@ void launch(const char *name, aclnnStatus phase1, const uint64_t *workspace_size
     std::optional<Tensor> workspace;
     void *ws = nullptr;
     if (workspace_size != 0) {
-        workspace = Tensor::empty({static_cast<int64_t>((workspace_size + 3) / 4)}, device);
+        workspace = Tensor::empty({static_cast<int64_t>(workspace_size)}, kUInt8, device);
         ws = workspace->data_ptr();
     }
     check(name, fn(ws, workspace_size, executor, stream));
 }
 
-// Device memory that queued work may still use: freed after the device's next synchronisation
-// (as the Python vnpu package does), or once 64 frees are pending on a device.
+// Device memory that queued work may still use: freed after the device's next synchronisation,
+// or once 64 frees are pending on a device.
 constexpr size_t kMaxDeferred = 64;
 std::mutex g_deferred_mutex;
 std::vector<std::vector<void *>> &deferred() {
@@ -143,12 +188,10 @@ void release_deferred(int device) {
 
 /** Synchronises `device` from this thread, keeping the thread's current device. */
 void synchronize_device(int device) {
-    int32_t previous = -1;
-    bool had = aclrtGetDevice(&previous) == ACL_SUCCESS;
-    check("aclrtSetDevice", aclrtSetDevice(device));
-    aclError rc = aclrtSynchronizeDevice();
-    if (had && previous != device) aclrtSetDevice(previous);
-    check("aclrtSynchronizeDevice", rc);
+    {
+        DeviceScope scope(device);
+        check("aclrtSynchronizeDevice", aclrtSynchronizeDevice());
+    }
     release_deferred(device);
 }
 
@@ -170,7 +213,45 @@ void defer_free(int device, void *p) {
     }
 }
 
+std::string to_hex(const HcclRootInfo &info) {
+    size_t n = sizeof(info.internal);
+    while (n > 0 && info.internal[n - 1] == '\0') --n;  // the trailing zeros are implied
+    static const char kDigits[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * n);
+    for (size_t i = 0; i < n; ++i) {
+        const auto byte = static_cast<unsigned char>(info.internal[i]);
+        out.push_back(kDigits[byte >> 4]);
+        out.push_back(kDigits[byte & 15]);
+    }
+    return out;
+}
+
+HcclRootInfo from_hex(const std::string &hex) {
+    HcclRootInfo info{};
+    if (hex.size() % 2 != 0 || hex.size() / 2 > sizeof(info.internal)) {
+        throw std::invalid_argument("root info must be an even number of hex digits, at most " +
+                                    std::to_string(2 * sizeof(info.internal)));
+    }
+    auto digit = [](char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        throw std::invalid_argument(std::string("root info has a non-hex character '") + c + "'");
+    };
+    for (size_t i = 0; i < hex.size() / 2; ++i) {
+        info.internal[i] = static_cast<char>(digit(hex[2 * i]) * 16 + digit(hex[2 * i + 1]));
+    }
+    return info;
+}
+
 }  // namespace
+
+size_t dtype_size(int dtype) {
+    const DTypeInfo *info = find_dtype(dtype);
+    if (info == nullptr) throw DTypeError("unsupported " + dtype_name(dtype));
+    return info->size;
+}
 
 // ---- devices ----------------------------------------------------------------------------------------
 
@@ -181,7 +262,10 @@ int device_count() {
 }
 
 void set_device(int device) {
-    if (device < 0 || device >= device_count()) throw std::invalid_argument("device out of range");
+    if (device < 0 || device >= device_count()) {
+        throw std::invalid_argument("device " + std::to_string(device) + " out of range (0.." +
+                                    std::to_string(device_count() - 1) + ")");
+    }
     check("aclrtSetDevice", aclrtSetDevice(device));
 }
 
@@ -194,7 +278,20 @@ int current_device() {
     return d;
 }
 
-void synchronize() { synchronize_device(current_device()); }
+void synchronize(int device) { synchronize_device(resolve_device(device)); }
+
+std::vector<int64_t> broadcast_shapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
+    std::vector<int64_t> out;
+    if (!vnpu::broadcast_shape(a, b, out)) throw std::invalid_argument("shapes cannot be broadcast together");
+    return out;
+}
+
+std::vector<int64_t> matmul_shape(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
+    std::vector<int64_t> out;
+    if (a.empty() || b.empty()) throw std::invalid_argument("matmul needs at least 1-D operands");
+    if (!vnpu::matmul_shape(a, b, out)) throw std::invalid_argument("matmul shape mismatch");
+    return out;
+}
 
 // ---- streams ----------------------------------------------------------------------------------------
 
@@ -211,7 +308,7 @@ Stream::Stream(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Stream::Stream(int device) : impl_(std::make_shared<Impl>()) {
     impl_->device = resolve_device(device);
-    check("aclrtSetDevice", aclrtSetDevice(impl_->device));
+    DeviceScope scope(impl_->device);
     check("aclrtCreateStream", aclrtCreateStream(&impl_->handle));
     int32_t id = -1;
     check("aclrtStreamGetId", aclrtStreamGetId(impl_->handle, &id));
@@ -238,6 +335,7 @@ int64_t Stream::handle() const { return static_cast<int64_t>(reinterpret_cast<in
 
 struct Tensor::Impl {
     int device = 0;
+    int dtype = kFloat32;
     std::vector<int64_t> shape;
     void *data = nullptr;
     ~Impl() {
@@ -245,13 +343,14 @@ struct Tensor::Impl {
     }
 };
 
-Tensor Tensor::empty(const std::vector<int64_t> &shape, int device) {
+Tensor Tensor::empty(const std::vector<int64_t> &shape, int dtype, int device) {
+    const size_t bytes = static_cast<size_t>(count_of(shape)) * dtype_size(dtype);
     Tensor t;
     t.impl_ = std::make_shared<Impl>();
     t.impl_->device = resolve_device(device);
+    t.impl_->dtype = dtype;
     t.impl_->shape = shape;
-    size_t bytes = static_cast<size_t>(count_of(shape)) * sizeof(float);
-    check("aclrtSetDevice", aclrtSetDevice(t.impl_->device));
+    DeviceScope scope(t.impl_->device);
     check("aclrtMalloc", aclrtMalloc(&t.impl_->data, std::max<size_t>(bytes, 1), ACL_MEM_MALLOC_HUGE_FIRST));
     return t;
 }
@@ -261,54 +360,71 @@ Tensor::Tensor(const std::vector<float> &data, const std::vector<int64_t> &shape
         throw std::invalid_argument("data has " + std::to_string(data.size()) + " elements, shape needs " +
                                     std::to_string(count_of(shape)));
     }
-    *this = empty(shape, device);
-    if (!data.empty()) {
-        size_t bytes = data.size() * sizeof(float);
-        check("aclrtMemcpy", aclrtMemcpy(impl_->data, bytes, data.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+    *this = empty(shape, kFloat32, device);
+    copy_from_host(data.data(), data.size() * sizeof(float));
+}
+
+void Tensor::copy_from_host(const void *data, size_t bytes) {
+    if (static_cast<int64_t>(bytes) != nbytes()) {
+        throw std::invalid_argument("host buffer has " + std::to_string(bytes) + " bytes, the tensor " +
+                                    std::to_string(nbytes()));
     }
+    if (bytes != 0) check("aclrtMemcpy", aclrtMemcpy(impl_->data, bytes, data, bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+}
+
+void Tensor::copy_to_host(void *data, size_t bytes) const {
+    if (static_cast<int64_t>(bytes) != nbytes()) {
+        throw std::invalid_argument("host buffer has " + std::to_string(bytes) + " bytes, the tensor " +
+                                    std::to_string(nbytes()));
+    }
+    synchronize_device(impl_->device);
+    if (bytes != 0) check("aclrtMemcpy", aclrtMemcpy(data, bytes, impl_->data, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
 }
 
 std::vector<float> Tensor::to_host() const {
+    if (impl_->dtype != kFloat32) throw DTypeError("to_host() copies float32 tensors, not " + dtype_name(impl_->dtype));
     std::vector<float> out(static_cast<size_t>(numel()));
-    synchronize_device(impl_->device);
-    if (!out.empty()) {
-        size_t bytes = out.size() * sizeof(float);
-        check("aclrtMemcpy", aclrtMemcpy(out.data(), bytes, impl_->data, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
-    }
+    copy_to_host(out.data(), out.size() * sizeof(float));
     return out;
 }
 
 std::vector<int64_t> Tensor::shape() const { return impl_->shape; }
 int64_t Tensor::numel() const { return count_of(impl_->shape); }
+int64_t Tensor::nbytes() const { return numel() * static_cast<int64_t>(dtype_size(impl_->dtype)); }
+int Tensor::dtype() const { return impl_->dtype; }
 int Tensor::device() const { return impl_->device; }
+int64_t Tensor::address() const { return static_cast<int64_t>(reinterpret_cast<intptr_t>(impl_->data)); }
 void *Tensor::data_ptr() const { return impl_->data; }
 
 // ---- operators --------------------------------------------------------------------------------------
 
-Tensor add(const Tensor &a, const Tensor &b, const Stream *stream) {
+Tensor add(const Tensor &a, const Tensor &b, const Stream *stream, double alpha) {
     int device = same_device(a, b);
+    int dtype = operand_dtype(a, &b);
     aclrtStream s = stream_for(device, stream);
-    Tensor out = Tensor::empty(broadcast(a.shape(), b.shape()), device);
+    Tensor out = Tensor::empty(broadcast_shapes(a.shape(), b.shape()), dtype, device);
     Descriptor da(a), db(b), dout(out);
-    float one = 1.0f;
-    aclScalar *alpha = aclCreateScalar(&one, ACL_FLOAT);
+    float value = static_cast<float>(alpha);
+    aclScalar *scalar = aclCreateScalar(&value, ACL_FLOAT);
+    if (scalar == nullptr) throw CallError("aclCreateScalar", -1);
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
     try {
-        launch("aclnnAdd", aclnnAddGetWorkspaceSize(da.get(), db.get(), alpha, dout.get(), &ws, &ex), &ws, &ex, device, s,
-               aclnnAdd);
+        launch("aclnnAdd", aclnnAddGetWorkspaceSize(da.get(), db.get(), scalar, dout.get(), &ws, &ex), &ws, &ex, device,
+               s, aclnnAdd);
     } catch (...) {
-        aclDestroyScalar(alpha);
+        aclDestroyScalar(scalar);
         throw;
     }
-    aclDestroyScalar(alpha);
+    aclDestroyScalar(scalar);
     return out;
 }
 
 Tensor mul(const Tensor &a, const Tensor &b, const Stream *stream) {
     int device = same_device(a, b);
+    int dtype = operand_dtype(a, &b);
     aclrtStream s = stream_for(device, stream);
-    Tensor out = Tensor::empty(broadcast(a.shape(), b.shape()), device);
+    Tensor out = Tensor::empty(broadcast_shapes(a.shape(), b.shape()), dtype, device);
     Descriptor da(a), db(b), dout(out);
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
@@ -318,8 +434,9 @@ Tensor mul(const Tensor &a, const Tensor &b, const Stream *stream) {
 
 Tensor matmul(const Tensor &a, const Tensor &b, const Stream *stream) {
     int device = same_device(a, b);
+    int dtype = operand_dtype(a, &b);
     aclrtStream s = stream_for(device, stream);
-    Tensor out = Tensor::empty(matmul_shape(a.shape(), b.shape()), device);
+    Tensor out = Tensor::empty(matmul_shape(a.shape(), b.shape()), dtype, device);
     Descriptor da(a), db(b), dout(out);
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
@@ -330,8 +447,9 @@ Tensor matmul(const Tensor &a, const Tensor &b, const Stream *stream) {
 
 Tensor relu(const Tensor &a, const Stream *stream) {
     int device = a.device();
+    int dtype = operand_dtype(a, nullptr);
     aclrtStream s = stream_for(device, stream);
-    Tensor out = Tensor::empty(a.shape(), device);
+    Tensor out = Tensor::empty(a.shape(), dtype, device);
     Descriptor da(a), dout(out);
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
@@ -339,7 +457,112 @@ Tensor relu(const Tensor &a, const Stream *stream) {
     return out;
 }
 
-// ---- collectives ------------------------------------------------------------------------------------
+// ---- communicators ----------------------------------------------------------------------------------
+
+struct Communicator::Impl {
+    HcclComm comm = nullptr;
+    int rank = 0;
+    int world_size = 0;
+    HcclComm live() const {
+        if (comm == nullptr) throw std::invalid_argument("the communicator was destroyed");
+        return comm;
+    }
+};
+
+namespace {
+
+aclrtStream stream_of(const Tensor &t, const Stream *stream) { return stream_for(t.device(), stream); }
+
+}  // namespace
+
+std::string Communicator::new_root_info() {
+    HcclRootInfo info{};
+    check("HcclGetRootInfo", HcclGetRootInfo(&info));
+    return to_hex(info);
+}
+
+std::string Communicator::world_root_info() {
+    HcclRootInfo info{};
+    check("vnpuHcclGetWorldRootInfo", vnpuHcclGetWorldRootInfo(&info));
+    return to_hex(info);
+}
+
+Communicator::Communicator(int world_size, const std::string &root_info, int rank)
+    : impl_(std::make_shared<Impl>()) {
+    if (world_size < 1 || rank < 0 || rank >= world_size) {
+        throw std::invalid_argument("rank " + std::to_string(rank) + " is not in 0.." + std::to_string(world_size - 1));
+    }
+    const HcclRootInfo info = from_hex(root_info);
+    check("HcclCommInitRootInfo",
+          HcclCommInitRootInfo(static_cast<uint32_t>(world_size), &info, static_cast<uint32_t>(rank), &impl_->comm));
+    impl_->rank = rank;
+    impl_->world_size = world_size;
+}
+
+int Communicator::rank() const { return impl_->rank; }
+int Communicator::world_size() const { return impl_->world_size; }
+
+std::string Communicator::name() const {
+    char name[128] = {};
+    check("HcclGetCommName", HcclGetCommName(impl_->live(), name));
+    return name;
+}
+
+int Communicator::async_error() const {
+    HcclResult code = HCCL_SUCCESS;
+    check("HcclGetCommAsyncError", HcclGetCommAsyncError(impl_->live(), &code));
+    return static_cast<int>(code);
+}
+
+void Communicator::all_reduce(const Tensor &tensor, int op, const Stream *stream) {
+    const HcclDataType dtype = hccl_dtype(tensor);
+    check("HcclAllReduce", HcclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()),
+                                         dtype, static_cast<HcclReduceOp>(op), impl_->live(), stream_of(tensor, stream)));
+}
+
+void Communicator::broadcast(const Tensor &tensor, int root, const Stream *stream) {
+    const HcclDataType dtype = hccl_dtype(tensor);
+    check("HcclBroadcast", HcclBroadcast(tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()), dtype,
+                                         static_cast<uint32_t>(root), impl_->live(), stream_of(tensor, stream)));
+}
+
+void Communicator::all_gather(const Tensor &output, const Tensor &input, const Stream *stream) {
+    const HcclDataType dtype = hccl_dtype(input);
+    if (output.dtype() != input.dtype()) throw DTypeError("output and input of different dtypes");
+    if (output.numel() != input.numel() * impl_->world_size) {
+        throw std::invalid_argument("output must hold world_size * input.numel elements");
+    }
+    check("HcclAllGather", HcclAllGather(input.data_ptr(), output.data_ptr(), static_cast<uint64_t>(input.numel()),
+                                         dtype, impl_->live(), stream_of(input, stream)));
+}
+
+void Communicator::reduce_scatter(const Tensor &output, const Tensor &input, int op, const Stream *stream) {
+    const HcclDataType dtype = hccl_dtype(input);
+    if (output.dtype() != input.dtype()) throw DTypeError("output and input of different dtypes");
+    if (input.numel() != output.numel() * impl_->world_size) {
+        throw std::invalid_argument("input must hold world_size * output.numel elements");
+    }
+    check("HcclReduceScatter",
+          HcclReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<uint64_t>(output.numel()), dtype,
+                            static_cast<HcclReduceOp>(op), impl_->live(), stream_of(input, stream)));
+}
+
+void Communicator::barrier(const Stream *stream) {
+    Stream s = stream != nullptr ? *stream : Stream::default_stream(-1);
+    check("HcclBarrier",
+          HcclBarrier(impl_->live(), reinterpret_cast<aclrtStream>(static_cast<intptr_t>(s.handle()))));
+    s.synchronize();
+}
+
+void Communicator::destroy() {
+    if (impl_->comm == nullptr) return;
+    synchronize(-1);
+    HcclComm comm = impl_->comm;
+    impl_->comm = nullptr;
+    check("HcclCommDestroy", HcclCommDestroy(comm));
+}
+
+// ---- in-process all-reduce --------------------------------------------------------------------------
 
 std::vector<float> all_reduce_sum(int ranks, const std::vector<float> &data) {
     if (ranks < 1 || ranks > device_count()) throw std::invalid_argument("ranks must be in 1..device_count()");
@@ -361,7 +584,7 @@ std::vector<float> all_reduce_sum(int ranks, const std::vector<float> &data) {
                 Tensor send(std::vector<float>(data.begin() + static_cast<ptrdiff_t>(off),
                                                data.begin() + static_cast<ptrdiff_t>(off + n)),
                             {static_cast<int64_t>(n)}, r);
-                Tensor recv = Tensor::empty({static_cast<int64_t>(n)}, r);
+                Tensor recv = Tensor::empty({static_cast<int64_t>(n)}, kFloat32, r);
                 Stream stream(r);
                 check("HcclAllReduce",
                       HcclAllReduce(send.data_ptr(), recv.data_ptr(), n, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM,
@@ -382,4 +605,4 @@ std::vector<float> all_reduce_sum(int ranks, const std::vector<float> &data) {
     return out;
 }
 
-}  // namespace vnpu
+}  // namespace vnpu::api

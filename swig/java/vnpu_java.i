@@ -61,8 +61,8 @@ VNPU_JAVA_ARRAY(float, jfloatArray, jfloat, "float[]", GetFloatArrayRegion, , Ne
 VNPU_JAVA_ARRAY(int64_t, jlongArray, jlong, "long[]", GetLongArrayRegion, , NewLongArray, SetLongArrayRegion)
 
 /* ---- Stream: an mstx-capable NativeStream. */
-%typemap(javainterfaces) vnpu::Stream "org.mspti.NativeStream"
-%typemap(javacode) vnpu::Stream %{
+%typemap(javainterfaces) vnpu::api::Stream "org.mspti.NativeStream"
+%typemap(javacode) vnpu::api::Stream %{
   /** The aclrtStream handle (for mstx markers on this stream). */
   @Override
   public long nativeHandle() {
@@ -74,11 +74,20 @@ VNPU_JAVA_ARRAY(int64_t, jlongArray, jlong, "long[]", GetLongArrayRegion, , NewL
     return "Stream[device=" + device() + ", id=" + id() + "]";
   }
 %}
-%typemap(javacode) vnpu::Tensor %{
+%typemap(javacode) vnpu::api::Tensor %{
   @Override
   public String toString() {
     return "Tensor[device=" + device() + ", shape=" + java.util.Arrays.toString(shape()) + "]";
   }
 %}
+
+/* Host buffers are Python's (buffer protocol); Java copies float[] through the constructor and toHost().
+   The shape helpers and Tensor.empty serve the Python package (and their int64_t vectors reach the
+   wrappers as long long here). */
+%ignore vnpu::api::Tensor::copy_from_host;
+%ignore vnpu::api::Tensor::copy_to_host;
+%ignore vnpu::api::Tensor::empty;
+%ignore vnpu::api::broadcast_shapes;
+%ignore vnpu::api::matmul_shape;
 
 %include "../vnpu.i"

@@ -1,14 +1,66 @@
 /*
- * vnpu_native.i: the virtual NPU's facade for Python (module vnpu.native; a leading underscore in a SWIG Python module name breaks its generated classes), from the same
- * language-neutral ../vnpu.i as the Java org.mspti.vnpu. Python-specific: host arrays are
- * sequences in, tuples out (std_vector.i); the GIL is released in every call (-threads), so that
- * msPTI's delivery thread can run Python callbacks while a call blocks (synchronize, all-reduce).
+ * vnpu_native.i: the virtual NPU's facade for Python (module vnpu.native, which the vnpu package is
+ * written on; a leading underscore in a SWIG Python module name breaks its generated classes), from
+ * the same language-neutral ../vnpu.i as the Java org.mspti.vnpu. Python-specific: host arrays are
+ * sequences in, tuples out (std_vector.i), host buffers are objects with the buffer protocol (numpy
+ * arrays); runtime failures raise vnpu.NpuError; the GIL is released in every call (-threads), so
+ * that msPTI's delivery thread can run Python callbacks while a call blocks (synchronize,
+ * collectives); and libvnpu.so is made global on import, where libmspti.so looks for the runtime.
  */
 %module(package="vnpu", threads="1") native
+
+%{
+#include <dlfcn.h>
+#include "vnpu/vnpu_profiler.h"
+#include "vnpu_facade.h"
+
+/* Raises vnpu.NpuError(function, code) for a failed runtime call (the GIL is held: SWIG takes it
+   back before the handlers of %exception run). */
+static void vnpu_raise_call_error(const vnpu::api::CallError &e) {
+  PyObject *module = PyImport_ImportModule("vnpu._errors");
+  PyObject *type = module != nullptr ? PyObject_GetAttrString(module, "NpuError") : nullptr;
+  PyObject *value = type != nullptr ? PyObject_CallFunction(type, "sl", e.function().c_str(), e.code()) : nullptr;
+  if (value != nullptr) {
+    PyErr_SetObject(type, value);
+  } else if (!PyErr_Occurred()) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  Py_XDECREF(value);
+  Py_XDECREF(type);
+  Py_XDECREF(module);
+}
+%}
+
+%init %{
+  /* libvnpu.so came in as a dependency of this module, which Python dlopen()s RTLD_LOCAL: promote it
+     to the global scope, where libmspti.so finds the runtime (KERNEL and COMMUNICATION records). */
+  {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&vnpuProfilerRegister), &info) != 0 && info.dli_fname != nullptr) {
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    }
+  }
+%}
 
 %include <stdint.i>
 %include <std_vector.i>
 %template(FloatVector) std::vector<float>;
 %template(ShapeVector) std::vector<int64_t>;
+
+/* Host memory: a contiguous object with the buffer protocol (copy_to_host: a writable one), held
+   until the call returns. */
+%define VNPU_HOST_BUFFER(TYPE, FLAGS)
+%typemap(in) (TYPE data, size_t bytes) (Py_buffer view, bool held = false) {
+  if (PyObject_GetBuffer($input, &view, FLAGS) < 0) SWIG_fail;
+  held = true;
+  $1 = view.buf;
+  $2 = static_cast<size_t>(view.len);
+}
+%typemap(freearg) (TYPE data, size_t bytes) {
+  if (held$argnum) PyBuffer_Release(&view$argnum);
+}
+%enddef
+VNPU_HOST_BUFFER(const void *, PyBUF_C_CONTIGUOUS)
+VNPU_HOST_BUFFER(void *, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
 
 %include "../vnpu.i"

@@ -1,0 +1,10 @@
+"""The exception the virtual NPU raises when a runtime call fails (vnpu.native raises it too)."""
+
+
+class NpuError(RuntimeError):
+    """A virtual-NPU call failed; ``code`` is the aclError / aclnnStatus / HcclResult."""
+
+    def __init__(self, function, code):
+        super().__init__(f"{function} failed with code {code}")
+        self.function = function
+        self.code = code
