@@ -1,5 +1,6 @@
 """The virtual NPU from Python: ops against numpy, streams, collectives, the launcher."""
 
+import ctypes
 import os
 import textwrap
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 import vnpu
-from conftest import run_python
+from conftest import LIB_DIR, run_python
 
 
 @pytest.mark.parametrize("dtype,tol", [(vnpu.float32, 1e-5), (vnpu.float16, 2e-2)])
@@ -38,6 +39,28 @@ def test_streams_and_devices():
     vnpu.set_device(0)
     with pytest.raises(ValueError):
         vnpu.ones(2).npu(1) + vnpu.ones(2).npu(0)
+
+
+def _used_bytes(device):
+    """Device memory in use on ``device`` (aclrtGetMemInfo of libvnpu, queried on that device)."""
+    acl = ctypes.CDLL(os.path.join(LIB_DIR, "libvnpu.so"))
+    free, total = ctypes.c_size_t(), ctypes.c_size_t()
+    previous = vnpu.current_device()
+    vnpu.set_device(device)
+    try:
+        assert acl.aclrtGetMemInfo(0, ctypes.byref(free), ctypes.byref(total)) == 0  # ACL_DDR_MEM
+    finally:
+        vnpu.set_device(previous)
+    return total.value - free.value
+
+
+def test_device_tensors_live_on_their_device_and_leave_the_current_one():
+    vnpu.set_device(0)
+    before = _used_bytes(5)
+    t = vnpu.ones(1 << 20).npu(5)  # 4 MiB
+    assert _used_bytes(5) - before >= 4 << 20
+    assert vnpu.current_device() == 0 and t.device == 5
+    assert float(t.numpy().sum()) == float(1 << 20)
 
 
 def test_collectives_on_4_ranks(tmp_path):
