@@ -325,7 +325,11 @@ TEST(MonitorLifecycle, FlushAllFromACallbackReturns) {
     mstxMarkA("flush", nullptr);
     m.stop();
     EXPECT_EQ(flushes.load(), 2);
-    EXPECT_EQ(c.marks().size(), 7u);
+    // Only this test's marks: a mark the previous test's producer made as its monitor stopped may
+    // still have been staged, and arrives here.
+    size_t own = 0;
+    for (const auto &mark : c.marks()) own += mark.name == "flush" || mark.name == "later" ? 1 : 0;
+    EXPECT_EQ(own, 7u);
 }
 
 TEST(MonitorLifecycle, ExceptionsAreCountedReportedAndDeliveryGoesOn) {
