@@ -162,7 +162,7 @@ public:
      *        as by stop(). Then waits (a bounded time) for the delivery thread to leave.
      *
      * The bindings call it at interpreter or JVM exit, before their runtime goes away. A callback
-     * still running 2 s after the timeout (say one that called exit() and waits for this very
+     * still running 1 s after the timeout (say one that called exit() and waits for this very
      * call) is not waited for. From inside a callback it stops the monitors without waiting.
      * @return MSPTI_SUCCESS once every monitor was stopped and no callback runs; MSPTI_ERROR_INNER
      *         when a callback was still running then (the monitors are stopped anyway).

@@ -342,7 +342,7 @@ namespace {
 // How long stop_all() waits, past its deadline, for the callbacks in progress to return and the
 // delivery thread to leave: it only finishes the calls in progress, skips the rest of the buffer
 // (the monitors are detached) and runs its hooks. A callback that takes longer is left running.
-constexpr auto kExitGrace = std::chrono::seconds(2);
+constexpr auto kExitGrace = std::chrono::seconds(1);
 }  // namespace
 
 bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
@@ -387,6 +387,10 @@ bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int6
         else if (idle)  // a thread still in a callback would not leave: do not wait for it
             join_if_exited_until(grace);
     }
+    if (!idle) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stuck_ = true;  // the exit handler need not wait for it again
+    }
     return idle;
 }
 
@@ -416,7 +420,7 @@ MsptiResult Session::stop_all() {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
     if (!finish_stop(subs, timeout, &deadline))
         return fail(MsptiResult::MSPTI_ERROR_INNER,
-                    "stop_all: a callback was still running 2 s after the stop timeout (%lld ms); its monitor is "
+                    "stop_all: a callback was still running 1 s after the stop timeout (%lld ms); its monitor is "
                     "stopped, the callback was not waited for",
                     static_cast<long long>(timeout));
     return MsptiResult::MSPTI_SUCCESS;
@@ -533,7 +537,8 @@ void Session::at_process_exit() {
         delivery_cut().store(true, std::memory_order_relaxed);  // the buffer in progress stops early
         s.work_cv_.notify_all();
         s.done_cv_.notify_all();
-        if (t_delivery || s.state_ == ThreadState::None) return;  // exit() from a callback, or no thread
+        // exit() from a callback, no thread, or one stop_all() already found stuck in a callback
+        if (t_delivery || s.state_ == ThreadState::None || s.stuck_) return;
         // The thread finishes the callback in progress and leaves. One stuck in a callback (waiting
         // for something the exiting thread holds) must not hang the exit: wait a bounded time.
         s.done_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return s.state_ == ThreadState::Exited; });
@@ -609,6 +614,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             reg.reset();  // may destroy detached subscriptions: not under our lock
             lock.lock();
             busy_ = false;
+            stuck_ = false;  // it came back
             ++processed_;
             done_cv_.notify_all();
         }

@@ -136,6 +136,7 @@ private:
     std::thread thread_;
     bool exiting_ = false;
     bool restart_in_child_ = false;  // forked while the session was up: start a thread on demand
+    bool stuck_ = false;             // stop_all() left the thread in a callback (the process exits)
     Pending busy_buffer_{};          // the buffer being delivered while busy_
 
     std::atomic<DeliveryThreadHooks *> hooks_{nullptr};
