@@ -157,6 +157,19 @@ public:
     int64_t stop_timeout() const;
 
     /**
+     * @brief Stops every running monitor of the process, all within one stop timeout: the backlog
+     *        collected before the call is delivered until the timeout, what is left then is counted
+     *        as by stop(). Then waits (a bounded time) for the delivery thread to leave.
+     *
+     * The bindings call it at interpreter or JVM exit, before their runtime goes away. A callback
+     * still running 1 s after the timeout (say one that called exit() and waits for this very
+     * call) is not waited for. From inside a callback it stops the monitors without waiting.
+     * @return MSPTI_SUCCESS once every monitor was stopped and no callback runs; MSPTI_ERROR_INNER
+     *         when a callback was still running then (the monitors are stopped anyway).
+     */
+    static MsptiResult stop_all();
+
+    /**
      * @brief Delivers every record collected so far (of every running monitor), then returns.
      *        Process-wide: may be called on the class (KernelMonitor::flush_all()) or on an object.
      *

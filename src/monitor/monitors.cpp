@@ -69,6 +69,8 @@ MsptiResult Monitor::set_stop_timeout(int64_t milliseconds) {
 
 int64_t Monitor::stop_timeout() const { return Session::instance().stop_timeout(); }
 
+MsptiResult Monitor::stop_all() { return Session::instance().stop_all(); }
+
 bool Monitor::is_running() const { return core_->running.load(std::memory_order_acquire); }
 
 MonitorStats Monitor::stats() const {

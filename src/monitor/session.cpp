@@ -283,6 +283,7 @@ MsptiResult Session::start(MonitorCore &core, std::shared_ptr<Subscription> sub)
     }
     ++kind_users_[kind];
     ++active_;
+    running_.push_back(&core);
     core.current = sub;
     core.running.store(true, std::memory_order_release);
     publish_locked(sub, nullptr, nullptr);
@@ -327,42 +328,101 @@ MsptiResult Session::restart_locked(MonitorCore &core, std::shared_ptr<Subscript
     return MsptiResult::MSPTI_SUCCESS;
 }
 
-MsptiResult Session::stop(MonitorCore &core) {
+std::shared_ptr<Subscription> Session::take_locked(MonitorCore &core) {
+    std::shared_ptr<Subscription> sub = std::move(core.current);
+    core.current.reset();
+    core.running.store(false, std::memory_order_release);
+    running_.erase(std::remove(running_.begin(), running_.end(), &core), running_.end());
+    if (--kind_users_[core.kind] == 0) msptiActivityDisable(static_cast<msptiActivityKind>(core.kind));
+    --active_;
+    return sub;
+}
+
+namespace {
+// How long stop_all() waits, past its deadline, for the callbacks in progress to return and the
+// delivery thread to leave: it only finishes the calls in progress, skips the rest of the buffer
+// (the monitors are detached) and runs its hooks. A callback that takes longer is left running.
+constexpr auto kExitGrace = std::chrono::seconds(1);
+}  // namespace
+
+bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
+                          const std::chrono::steady_clock::time_point *deadline) {
     const bool inline_stop = t_delivery;  // from a callback: never wait for ourselves
-    std::shared_ptr<Subscription> sub;
-    {
-        std::lock_guard<std::mutex> control(control_);
-        if (!core.current) return MsptiResult::MSPTI_SUCCESS;
-        sub = std::move(core.current);
-        core.current.reset();
-        core.running.store(false, std::memory_order_release);
-        if (--kind_users_[core.kind] == 0) msptiActivityDisable(static_cast<msptiActivityKind>(core.kind));
-        --active_;
-    }
     // Everything collected so far goes to the delivery queue; wait, for a bounded time, until it
-    // has been delivered. What is still queued for this monitor then is counted as dropped.
+    // has been delivered. What is still queued for these monitors then is counted as dropped.
     msptiActivityFlushAll(1);
     uint64_t target;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         target = enqueued_;
     }
-    sub->abandon_through(target);
-    if (!inline_stop) wait_delivered(target, stop_timeout());
+    for (const auto &sub : subs) sub->abandon_through(target);
+    if (!inline_stop) wait_delivered(target, backlog_ms);
     bool ended = false;
     {
         std::lock_guard<std::mutex> control(control_);
-        sub->detach();
-        publish_locked(nullptr, sub.get(), nullptr);
+        for (const auto &sub : subs) {
+            sub->detach();
+            publish_locked(nullptr, sub.get(), nullptr);
+        }
         if (active_ == 0 && session_up_) {
             end_locked();
             ended = true;
         }
     }
-    if (!inline_stop) {
-        sub->wait_idle();  // a callback in progress finishes; none starts after detach()
-        if (ended) join_if_exited();
+    if (inline_stop) return true;
+    // A callback in progress finishes; none starts after detach().
+    bool idle = true;
+    const auto grace = deadline == nullptr ? std::chrono::steady_clock::time_point{}
+                                           : std::max(*deadline, std::chrono::steady_clock::now()) + kExitGrace;
+    for (const auto &sub : subs) {
+        if (deadline == nullptr)
+            sub->wait_idle();
+        else
+            idle = sub->wait_idle_until(grace) && idle;
     }
+    if (ended) {
+        if (deadline == nullptr)
+            join_if_exited();
+        else if (idle)  // a thread still in a callback would not leave: do not wait for it
+            join_if_exited_until(grace);
+    }
+    if (!idle) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stuck_ = true;  // the exit handler need not wait for it again
+    }
+    return idle;
+}
+
+MsptiResult Session::stop(MonitorCore &core) {
+    std::vector<std::shared_ptr<Subscription>> subs;
+    {
+        std::lock_guard<std::mutex> control(control_);
+        if (!core.current) return MsptiResult::MSPTI_SUCCESS;
+        subs.push_back(take_locked(core));
+    }
+    finish_stop(subs, stop_timeout(), nullptr);  // a callback in progress is waited for (Monitor::stop())
+    return MsptiResult::MSPTI_SUCCESS;
+}
+
+MsptiResult Session::stop_all() {
+    const int64_t timeout = stop_timeout();
+    std::vector<std::shared_ptr<Subscription>> subs;
+    {
+        std::lock_guard<std::mutex> control(control_);
+        while (!running_.empty()) subs.push_back(take_locked(*running_.back()));
+    }
+    if (subs.empty()) return MsptiResult::MSPTI_SUCCESS;
+    if (timeout < 0) {
+        finish_stop(subs, -1, nullptr);
+        return MsptiResult::MSPTI_SUCCESS;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
+    if (!finish_stop(subs, timeout, &deadline))
+        return fail(MsptiResult::MSPTI_ERROR_INNER,
+                    "stop_all: a callback was still running 1 s after the stop timeout (%lld ms); its monitor is "
+                    "stopped, the callback was not waited for",
+                    static_cast<long long>(timeout));
     return MsptiResult::MSPTI_SUCCESS;
 }
 
@@ -453,6 +513,21 @@ void Session::join_if_exited() {
     if (finished.joinable()) finished.join();
 }
 
+bool Session::join_if_exited_until(std::chrono::steady_clock::time_point deadline) {
+    std::thread finished;
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (!done_cv_.wait_until(lock, deadline, [&] { return state_ != ThreadState::Exiting || exiting_; }))
+            return false;
+        if (state_ == ThreadState::Exited && !exiting_) {
+            finished = std::move(thread_);
+            state_ = ThreadState::None;
+        }
+    }
+    if (finished.joinable()) finished.join();  // only its on_thread_end hook is left to run
+    return true;
+}
+
 void Session::at_process_exit() {
     Session &s = instance();
     std::thread finished;
@@ -462,7 +537,8 @@ void Session::at_process_exit() {
         delivery_cut().store(true, std::memory_order_relaxed);  // the buffer in progress stops early
         s.work_cv_.notify_all();
         s.done_cv_.notify_all();
-        if (t_delivery || s.state_ == ThreadState::None) return;  // exit() from a callback, or no thread
+        // exit() from a callback, no thread, or one stop_all() already found stuck in a callback
+        if (t_delivery || s.state_ == ThreadState::None || s.stuck_) return;
         // The thread finishes the callback in progress and leaves. One stuck in a callback (waiting
         // for something the exiting thread holds) must not hang the exit: wait a bounded time.
         s.done_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return s.state_ == ThreadState::Exited; });
@@ -538,6 +614,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             reg.reset();  // may destroy detached subscriptions: not under our lock
             lock.lock();
             busy_ = false;
+            stuck_ = false;  // it came back
             ++processed_;
             done_cv_.notify_all();
         }

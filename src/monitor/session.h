@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -40,6 +41,8 @@ public:
 
     MsptiResult start(MonitorCore &core, std::shared_ptr<Subscription> sub);
     MsptiResult stop(MonitorCore &core);
+    /** Stops every running monitor within one stop timeout (Monitor::stop_all()). */
+    MsptiResult stop_all();
     MsptiResult flush_all();
     MsptiResult flush_period(uint32_t time_ms);
     MsptiResult set_buffer_size(int64_t megabytes);
@@ -90,9 +93,19 @@ private:
     void end_locked();
 
     void publish_locked(const std::shared_ptr<Subscription> &add, const Subscription *remove, uint64_t *version);
+    // control_ held: takes a running monitor's subscription and turns its kind off if unused.
+    std::shared_ptr<Subscription> take_locked(MonitorCore &core);
+    // After take_locked(): hands the backlog to the delivery thread and
+    // waits at most `backlog_ms` for it (-1: no bound), then detaches the subscriptions and waits
+    // for their callbacks in progress and the thread's exit: until `deadline`, or without bound if
+    // null. Returns false if a callback was still running at the deadline.
+    bool finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
+                     const std::chrono::steady_clock::time_point *deadline);
     bool wait_delivered(uint64_t target, int64_t timeout_ms);
     bool wait_not_using(uint64_t version, int64_t timeout_ms);
     void join_if_exited();
+    // join_if_exited() until `deadline`; false if the thread had not left by then.
+    bool join_if_exited_until(std::chrono::steady_clock::time_point deadline);
     void thread_main(DeliveryThreadHooks *hooks);
     void deliver_buffer(const Pending &p, const Registry &reg);
     uint64_t deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg);
@@ -106,6 +119,7 @@ private:
     int active_ = 0;
     std::array<int, kKinds> kind_users_{};
     size_t buffer_bytes_ = size_t{8} << 20;
+    std::vector<MonitorCore *> running_;  // started, not stopped (a core stops before it is destroyed)
     bool exit_handler_ = false;
 
     // ---- delivery state (short critical sections only)
@@ -122,6 +136,7 @@ private:
     std::thread thread_;
     bool exiting_ = false;
     bool restart_in_child_ = false;  // forked while the session was up: start a thread on demand
+    bool stuck_ = false;             // stop_all() left the thread in a callback (the process exits)
     Pending busy_buffer_{};          // the buffer being delivered while busy_
 
     std::atomic<DeliveryThreadHooks *> hooks_{nullptr};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -154,6 +155,13 @@ public:
         waiting_.store(true, std::memory_order_seq_cst);
         std::unique_lock<std::mutex> lock(idle_mutex_);
         idle_cv_.wait(lock, [&] { return !in_run_.load(std::memory_order_seq_cst); });
+    }
+
+    /** wait_idle() until `deadline`; false if a callback was still running then. */
+    bool wait_idle_until(std::chrono::steady_clock::time_point deadline) {
+        waiting_.store(true, std::memory_order_seq_cst);
+        std::unique_lock<std::mutex> lock(idle_mutex_);
+        return idle_cv_.wait_until(lock, deadline, [&] { return !in_run_.load(std::memory_order_seq_cst); });
     }
 
     /**

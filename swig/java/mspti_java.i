@@ -37,10 +37,58 @@
 %}
 
 %{
+namespace mspti_java {
+/**
+ * The binding's delivery-thread hooks (JVM attach, java_glue.h), plus the callbacks a monitor let go
+ * from inside a callback (stop() or start() there): their director may still be on the delivery
+ * thread's stack, so they are kept, as global references, until the buffer is done.
+ */
+class LifecycleHooks final : public mspti::DeliveryThreadHooks {
+public:
+  explicit LifecycleHooks(JavaVM *vm) : vm_(vm) {}
+  void on_thread_start() override { delivery_hooks().on_thread_start(); }
+  void on_thread_end() override {
+    release_kept();  // while still attached
+    delivery_hooks().on_thread_end();
+  }
+  void on_buffer_begin() override { delivery_hooks().on_buffer_begin(); }
+  void on_buffer_end() override {
+    release_kept();
+    delivery_hooks().on_buffer_end();
+  }
+  bool keep_buffer(void *buffer) override { return delivery_hooks().keep_buffer(buffer); }
+
+  /** On the delivery thread: keeps `callbacks` until the buffer is done. Elsewhere nothing. */
+  void keep_until_buffer_end(JNIEnv *env, jobject callbacks) {
+    if (callbacks == nullptr || !delivery_hooks().on_delivery_thread()) return;
+    if (jobject ref = env->NewGlobalRef(callbacks)) kept_.push_back(ref);
+  }
+
+private:
+  void release_kept() {
+    if (kept_.empty()) return;
+    JNIEnv *env = nullptr;
+    if (vm_->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK)
+      for (jobject ref : kept_) env->DeleteGlobalRef(ref);
+    kept_.clear();
+  }
+
+  JavaVM *const vm_;
+  std::vector<jobject> kept_;  // delivery thread only
+};
+
+inline LifecycleHooks *&lifecycle_hooks() {
+  static LifecycleHooks *hooks = nullptr;  // set once at load, outlives every monitor
+  return hooks;
+}
+}  // namespace mspti_java
+
 extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
   JNIEnv *env = nullptr;
   if (vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
   if (mspti_java::on_load(vm, env) != 0) return JNI_ERR;
+  mspti_java::lifecycle_hooks() = new mspti_java::LifecycleHooks(vm);
+  mspti::set_delivery_thread_hooks(mspti_java::lifecycle_hooks());
   return JNI_VERSION_1_8;
 }
 %}
@@ -122,17 +170,14 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   // Running monitors are reachable from here, so neither they nor their callbacks are collected
   // (or finalised) while the delivery thread may call them; stopped at JVM exit.
   private static final java.util.Set<Monitor> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  // Callbacks released by a stop() from inside a callback (still on the delivery thread's stack).
-  private static final java.util.List<Object[]> DEFERRED = new java.util.ArrayList<>();
 
   static {
     Runtime.getRuntime().addShutdownHook(new Thread(Monitor::stopAllAtExit, "mspti-shutdown"));
   }
 
   // On a running monitor the native start switched to the new callbacks: the old ones are released
-  // (later, if this runs inside a callback, whose director may still deliver the current buffer).
+  // (after the buffer, if this runs inside a callback, whose director may still deliver it).
   final MsptiResult started(MsptiResult result, Object... keep) {
-    releaseDeferred();
     if (result == MsptiResult.MSPTI_SUCCESS) {
       Object[] old;
       synchronized (this) {
@@ -174,63 +219,17 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
     release(keep);
   }
 
+  // From inside a callback its director is still on the delivery thread's stack: the native side
+  // keeps the callbacks until the buffer is done.
   private static void release(Object[] keep) {
-    if (keep != null && MsptiNative.onDeliveryThread()) {
-      synchronized (DEFERRED) {
-        DEFERRED.add(keep);  // the callback in progress is still on the stack of its director
-      }
-    } else {
-      releaseDeferred();
-    }
+    if (keep != null) MsptiNative.keepUntilBufferEnd(keep);
   }
 
-  private static void releaseDeferred() {
-    if (MsptiNative.onDeliveryThread()) return;
-    synchronized (DEFERRED) {
-      DEFERRED.clear();
-    }
-  }
-
-  // At JVM exit: stops the running monitors (delivering what they collected) and lets the delivery
-  // thread leave the JVM before the VM goes away. Bounded: a callback that never returns cannot
-  // hold the exit (then the native side gives up on the thread as well).
+  // At JVM exit: the native stop of every monitor, all within one stop timeout, after which the
+  // delivery thread has left the JVM. Bounded natively: a callback that never returns (or one
+  // that called System.exit() and waits for this hook) cannot hold the exit.
   private static void stopAllAtExit() {
-    if (RUNNING.isEmpty() || exitingFromACallback()) return;
-    Monitor[] running = RUNNING.toArray(new Monitor[0]);
-    if (running.length == 0) return;
-    // All monitors stop within one stop timeout: the first deliver what they can, the rest drop theirs.
-    final long timeoutMs = running[0].stopTimeout();
-    final long deadline = System.nanoTime() + Math.max(0, timeoutMs) * 1_000_000L;
-    Thread stopper = new Thread(() -> {
-      for (Monitor m : running) {
-        try {
-          if (timeoutMs >= 0) m.setStopTimeout(Math.max(0, (deadline - System.nanoTime()) / 1_000_000L));
-          m.stopNative();
-        } catch (Throwable t) {
-          // exiting: never throw from a shutdown hook
-        }
-      }
-      MsptiNative.awaitDeliveryThreadDetached(2000);
-    }, "mspti-stop-at-exit");
-    stopper.setDaemon(true);
-    stopper.start();
-    try {
-      stopper.join(timeoutMs < 0 ? 0 : Math.max(5000, timeoutMs + 3000));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  // System.exit() called by a callback: the delivery thread waits for this hook, so stopping (which
-  // waits for the delivery thread) could only time out. The native side skips it too.
-  private static boolean exitingFromACallback() {
-    for (java.util.Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
-      if (!e.getKey().getName().equals("mspti-delivery")) continue;
-      for (StackTraceElement f : e.getValue()) {
-        if (f.getClassName().equals("java.lang.Shutdown")) return true;
-      }
-    }
-    return false;
+    if (!RUNNING.isEmpty()) stopAll();
   }
 
   /**
@@ -408,10 +407,12 @@ MSPTI_JAVA_OF(BatchCallback, RecordBatch, onBatch)
 
 %inline %{
 namespace mspti_java {
-/** Whether the calling thread is the monitors' delivery thread. */
-bool on_delivery_thread() { return delivery_hooks().on_delivery_thread(); }
-/** Waits (at most `millis`) until no delivery thread is attached to the JVM. */
-bool await_delivery_thread_detached(int64_t millis) { return delivery_hooks().await_detached(millis); }
+/** A monitor's callbacks let go: kept until the buffer is done when called from a callback. */
+void keep_until_buffer_end(jobject callbacks) {
+  JNIEnv *env = nullptr;
+  if (lifecycle_hooks() != nullptr && types().vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK)
+    lifecycle_hooks()->keep_until_buffer_end(env, callbacks);
+}
 /** The NUL-terminated string at a library-owned address of a batch record ("" for 0). */
 const char *string_at(int64_t address) {
   return address != 0 ? reinterpret_cast<const char *>(static_cast<intptr_t>(address)) : "";

@@ -19,6 +19,7 @@
 %nothreadallow;
 %threadallow mspti::Monitor::stop;
 %threadallow mspti::Monitor::flush_all;
+%threadallow mspti::Monitor::stop_all;
 %threadallow mspti::MstxMonitor::start;
 %threadallow mspti::MstxMonitor::start_batch;
 %threadallow mspti::MstxMonitor::~MstxMonitor;
@@ -69,6 +70,8 @@ void register_types(PyObject *spec) {
 }
 /** Whether the calling thread is the monitors' delivery thread. */
 bool on_delivery_thread() { return delivery_hooks().on_delivery_thread(); }
+/** A monitor's callbacks let go: kept until the buffer is done when called from a callback. */
+void keep_until_buffer_end(PyObject *callbacks) { delivery_hooks().keep_until_buffer_end(callbacks); }
 }
 %}
 

@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <vector>
 
 #include "mspti/monitor.h"
 #include "py_batch_lifetime.h"
@@ -39,6 +40,7 @@ public:
         // After finalisation the state is gone with the interpreter; touching it would crash.
         if (!interpreter_alive()) return;
         PyEval_RestoreThread(saved_);
+        release_kept();
         PyGILState_Release(gil_);  // last release: the thread state is deleted
     }
 
@@ -65,8 +67,20 @@ public:
 
     void on_buffer_end() override {
         if (!holding_) return;
+        release_kept();
         holding_ = false;
         saved_ = PyEval_SaveThread();
+    }
+
+    /**
+     * Called with the GIL held when a monitor lets its callbacks go. On the delivery thread (a
+     * stop() or start() from inside a callback) the callback may still be on the stack of its
+     * director: `obj` is kept until the buffer is done. Elsewhere nothing is kept.
+     */
+    void keep_until_buffer_end(PyObject *obj) {
+        if (!on_delivery_thread()) return;
+        Py_INCREF(obj);
+        kept_.push_back(obj);
     }
 
     /** In a forked child: the delivery thread of the parent is not this process's (a new one may
@@ -75,6 +89,7 @@ public:
         running_.store(false, std::memory_order_relaxed);
         attached_ = false;
         holding_ = false;
+        kept_.clear();  // the parent's thread releases them (the child's copies leak, harmlessly)
     }
 
     /** True on the delivery thread (e.g. stop() called from inside a callback). */
@@ -84,12 +99,20 @@ public:
     }
 
 private:
+    // GIL held, on the delivery thread: the callbacks kept until the buffer was done go now.
+    void release_kept() {
+        std::vector<PyObject *> kept;
+        kept.swap(kept_);
+        for (PyObject *obj : kept) Py_DECREF(obj);  // may run __del__, which may keep more
+    }
+
     std::atomic<pthread_t> thread_{};
     std::atomic<bool> running_{false};
     PyGILState_STATE gil_{};
     PyThreadState *saved_ = nullptr;
     bool attached_ = false;  // only touched on the delivery thread
     bool holding_ = false;   // the GIL is held for the buffer being delivered
+    std::vector<PyObject *> kept_;  // keep_until_buffer_end(); delivery thread, GIL held
 };
 
 inline PythonDeliveryThreadHooks &delivery_hooks() {

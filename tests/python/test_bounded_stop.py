@@ -201,15 +201,14 @@ report(stats=m.stats()._asdict(), c=c_stats())
 
 def test_stop_in_a_signal_handler_that_interrupted_the_monitors_own_bookkeeping():
     # The handler runs at a bytecode boundary of the main thread, possibly while it holds the
-    # monitor's lock (start() storing its callbacks) or the deferred-callbacks lock.
+    # monitor's lock (start() storing its callbacks).
     code = PRELUDE + """
-from mspti.monitor import base_monitor
 m = MstxMonitor()
 done = []
 signal.signal(signal.SIGTERM, lambda sig, frame: done.append(m.stop().value))
-for lock in (m._lock, base_monitor._deferred_lock):
+for _ in range(2):
     m.start(slow)
-    with lock:
+    with m._lock:
         os.kill(os.getpid(), signal.SIGTERM)
         for _ in range(100):  # the handler runs here, with the lock held
             pass

@@ -10,7 +10,6 @@ import pytest
 
 import mspti
 from mspti import MarkerData, MstxMonitor, MsptiResult, RangeMarkerData, mstx
-from mspti.monitor.base_monitor import _deferred
 
 from conftest import run_code
 
@@ -90,12 +89,16 @@ def test_stop_from_inside_the_callback():
     seen = []
     m = MstxMonitor()
 
-    def cb(data):
-        seen.append(data.name)
-        if data.name == "stop-here":
-            assert m.stop() == OK
+    class Callback:
+        def __call__(self, data):
+            seen.append(data.name)
+            if data.name == "stop-here":
+                assert m.stop() == OK
 
+    cb = Callback()
+    released = weakref.ref(cb)
     m.start(cb)
+    del cb
     mstx.mark("before")
     mstx.mark("stop-here")
     m.flush_all()
@@ -103,9 +106,38 @@ def test_stop_from_inside_the_callback():
     mstx.mark("after")
     m.stop()
     assert seen == ["before", "stop-here"]
-    assert m.start(cb) == OK  # restartable; the deferred callback is released
+    # Kept while its buffer was delivered, released once the delivery thread was done with it.
+    gc.collect()
+    assert released() is None
+    assert m.start(Callback()) == OK  # restartable
     m.stop()
-    assert not _deferred
+
+
+def test_a_callback_stopped_from_inside_is_kept_until_its_buffer_is_done():
+    """Its director is still on the delivery thread's stack when it returns: released after the buffer."""
+    m, other = MstxMonitor(), MstxMonitor()
+    alive = []
+
+    def cb(data):
+        if data.name == "stop-here":
+            m.stop()
+
+    def watch(data):
+        if data.name == "next":  # same buffer, after cb's stop() returned
+            gc.collect()
+            alive.append(director() is not None)
+
+    m.start(cb)
+    other.start(watch)
+    director = weakref.ref(m._callbacks[0])
+    del cb
+    mstx.mark("stop-here")
+    mstx.mark("next")
+    other.flush_all()
+    other.stop()
+    gc.collect()
+    assert alive == [True]
+    assert director() is None
 
 
 def test_stop_from_another_thread_while_records_stream():

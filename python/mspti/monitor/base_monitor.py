@@ -5,7 +5,6 @@ import logging
 import math
 import os
 import threading
-import time
 import weakref
 from typing import NamedTuple
 
@@ -15,26 +14,14 @@ from ._adapters import FunctionBatchCallback, as_director
 
 logger = logging.getLogger("mspti")
 
-_running = weakref.WeakSet()  # monitors to stop at interpreter exit
-_deferred_lock = threading.RLock()  # reentrant: stop() may run in a signal handler that interrupted a holder
-_deferred = []  # callbacks released by a stop() inside a callback; dropped off the delivery thread
-
-
-def _release_deferred():
-    """Drops callbacks that a stop() from inside a callback could not drop on the spot."""
-    if native.on_delivery_thread():
-        return
-    with _deferred_lock:
-        _deferred.clear()
+_running = weakref.WeakSet()  # monitors whose locks a forked child renews
 
 
 def _after_fork_in_child():
     """A forked child keeps its running monitors (see the README); only the thread that forked
     exists there, so a lock another thread held at the fork would never be released: renew them."""
-    global _deferred_lock
-    _deferred_lock = threading.RLock()  # reentrant, as at import
     for monitor in list(_running):
-        monitor._lock = threading.RLock()
+        monitor._lock = threading.RLock()  # reentrant, as in __init__
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -72,7 +59,7 @@ class BaseMonitor:
     def __init__(self):
         self._native = self._NATIVE()
         self._callbacks = None
-        self._lock = threading.RLock()  # reentrant: see _deferred_lock
+        self._lock = threading.RLock()  # reentrant: stop() may run in a signal handler that interrupted a holder
 
     # ----- lifecycle --------------------------------------------------------------------------
     def _invalid(self, what):
@@ -91,9 +78,8 @@ class BaseMonitor:
 
         On a running monitor the native start switches to the new callbacks; once it returned the
         old ones are no longer called (except, from inside a callback, for the rest of the buffer
-        being delivered: they are then released later, off the delivery thread).
+        being delivered: the native side keeps them until that buffer is done).
         """
-        _release_deferred()
         result = self._result(method, start())
         if result == MsptiResult.MSPTI_SUCCESS:
             with self._lock:
@@ -131,13 +117,10 @@ class BaseMonitor:
 
     @staticmethod
     def _release(callbacks):
-        if callbacks is not None and native.on_delivery_thread():
-            # stop() from inside a callback: that callback is still on the stack of the native
-            # director; drop it later, from another thread.
-            with _deferred_lock:
-                _deferred.append(callbacks)
-        else:
-            _release_deferred()
+        if callbacks is not None:
+            # From inside a callback, that callback is still on the stack of the native director:
+            # the native side keeps it until the delivery thread is done with the buffer.
+            native.keep_until_buffer_end(callbacks)
 
     # ----- process-wide settings: classmethods, callable on the class or on a monitor -----------
     @classmethod
@@ -266,23 +249,7 @@ _MAX_STOP_TIMEOUT_S = native.Monitor.kMaxStopTimeoutMs // 1000
 
 @atexit.register
 def _stop_all():
-    """Stops monitors still running at interpreter exit (before the interpreter goes away), all
-    within one stop timeout: the first stops deliver what they can, the rest drop theirs."""
-    monitors = list(_running)
-    if not monitors:
-        return
-    timeout_ms = monitors[0]._native.stop_timeout()
-    deadline = None if timeout_ms < 0 else time.monotonic() + timeout_ms / 1000
-    try:
-        for monitor in monitors:
-            if deadline is not None:
-                left_ms = max(0, int((deadline - time.monotonic()) * 1000))
-                monitor._native.set_stop_timeout(left_ms)
-            try:
-                monitor.stop()
-            except Exception:  # exiting: never raise from here
-                logger.exception("stopping %r at exit failed", monitor)
-    finally:
-        monitors[0]._native.set_stop_timeout(timeout_ms)
-    with _deferred_lock:
-        _deferred.clear()
+    """At interpreter exit, before Python goes away: the native stop of every monitor, all within
+    one stop timeout (the delivery thread leaves Python before it is finalised)."""
+    if _running:
+        native.Monitor.stop_all()
