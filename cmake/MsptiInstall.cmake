@@ -101,8 +101,9 @@ if(DEFINED MSPTI_PYTHON_DIR)
       install(TARGETS ${target} LIBRARY DESTINATION ${MSPTI_INSTALL_PYTHONDIR}/${package})
     endif()
   endforeach()
-  # _paths.py: where the package's ctypes loaders find the libraries, relative to themselves.
-  foreach(package mspti vnpu)
+  # _paths.py: where mspti's loader finds the libraries, relative to itself (vnpu's native module
+  # finds them by its RPATH).
+  foreach(package mspti)
     file(WRITE ${CMAKE_BINARY_DIR}/install/${package}_paths.py
          "\"\"\"Written by CMake for an installed prefix: the libraries are in <prefix>/lib.\"\"\"\n"
          "import os\n\nLIB_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), \"${to_lib}\"))\n")

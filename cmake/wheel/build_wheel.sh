@@ -3,7 +3,7 @@
 #     cmake/wheel/build_wheel.sh <build dir> <output dir>
 # It installs the build into a temporary prefix, takes the Python packages from there (their
 # extension modules have $ORIGIN runpaths that also look in mspti/_libs), adds the native libraries
-# under mspti/_libs and the _paths.py files that point the ctypes loaders there.
+# under mspti/_libs and the _paths.py that points mspti's loader there.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$(cd "$1" && pwd)"
@@ -37,12 +37,6 @@ cat > "$src/mspti/_paths.py" <<'PY'
 import os
 
 LIB_DIR = os.path.join(os.path.dirname(__file__), "_libs")
-PY
-cat > "$src/vnpu/_paths.py" <<'PY'
-"""Written by build_wheel.sh: the wheel keeps its native libraries in mspti/_libs."""
-import os
-
-LIB_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "mspti", "_libs")
 PY
 version="$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")"
 (cd "$src" && MSPTI_VERSION="${version:-0.0.0}" "$python" -m build --wheel --no-isolation --outdir "$out" . >"$tmp/build.log" 2>&1) \
