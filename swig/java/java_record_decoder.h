@@ -148,7 +148,7 @@ private:
     }
 
     bool store(JNIEnv *env, int slot, const std::string &s) {
-        jstring js = new_string(env, s);
+        jstring js = new_string(env, s.data(), s.size());
         if (js == nullptr) return false;
         env->SetObjectArrayElement(strings_, slot, js);
         env->DeleteLocalRef(js);
