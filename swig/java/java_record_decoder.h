@@ -1,4 +1,6 @@
-// java_record_decoder.h: how a per-record callback's record reaches Java (included by java_glue.h).
+// java_record_decoder.h: how the record of a per-record director call reaches Java (included by
+// java_glue.h). Used by MstxMonitor's mark + range pair, whose ranges are paired natively; the other
+// record callbacks decode whole blocks in Java (java_record_runs.h).
 //
 // Building the Java object in JNI (NewObject per record, plus the strings' global references) cost
 // more than the rest of the delivery. Instead each delivering thread has one org.mspti.RecordDecoder:

@@ -69,7 +69,8 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %typemap(out) CTYPE %{ $result = mspti_java::to_java(jenv, $1); %}
 %typemap(javaout) CTYPE { return $jnicall; }
 %enddef
-/* Records of the per-record callbacks: the upcall passes the thread's RecordDecoder, which builds
+/* Records of per-record directors (MstxMonitor's mark + range pair; the other record callbacks run
+ * as RecordRuns on a block callback): the upcall passes the thread's RecordDecoder, which builds
  * the record in Java (java_record_decoder.h). */
 %typemap(directorin, descriptor="Lorg/mspti/RecordDecoder;") jrecorddecoder ""  /* the upcall's parameter */
 %define MSPTI_JAVA_RECORD(CTYPE, JTYPE, DECODE)

@@ -16,9 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>What a record callback promises still holds per record: an exception is reported
  * ({@link CallbackErrors}) and counted, and delivery goes on; records are delivered in order; once
  * the native side lets go of the callback ({@link #retired()}: its monitor stopped or switched, or
- * the process exits) no further record is handed over, and the rest of the block counts as dropped. The counts that differ from the block
- * callback's (which counts a whole block as delivered, and at most one error) are kept in
- * {@link Counts} and added by the monitor's {@code stats()}.
+ * the process exits) no further record is handed over, and the rest of the block counts as
+ * dropped. The counts that differ from the block callback's (which counts a whole block as
+ * delivered, and at most one error) are kept in {@link Counts} and added by the monitor's
+ * {@code stats()}.
  */
 abstract class RecordRun extends BatchCallback {
     /** Records per native string lookup: bounds the index array. */
