@@ -285,7 +285,7 @@ def java_section(results):
         "## Java (bench/java/DeliveryBench.java, bench/python/cpp_delivery_bench.cpp)",
         "",
         f"{r['records']:,} mstx marks collected into one 256 MB buffer, then one `flushAll()` timed (delivery",
-        f"only); best of 5 after one warm-up run (median and worst in brackets), Java {r.get('java_version', '?')}.",
+        f"only); best of 5 after three warm-up runs (median and worst in brackets), Java {r.get('java_version', '?')}.",
         "The baseline is the C++ Monitor delivering the same records to a C++ callback. Per record, the",
         "callback gets an owned `MarkerData` and reads one field: one JNI upcall per block of records, each",
         "`MarkerData` built in Java from the block's bytes, its strings from a per-block table of distinct",

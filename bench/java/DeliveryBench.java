@@ -9,13 +9,14 @@ import org.mspti.RecordBatch;
 /**
  * Java delivery benchmark, with the C++ Monitor as baseline measured in the same run (the same
  * workload as bench/python/delivery_bench.py): N mstx marks collected into one 256 MB buffer, then
- * one flushAll() timed (delivery only); best, median and worst of REPEATS.
+ * one flushAll() timed (delivery only); best, median and worst of REPEATS after WARMUPS untimed runs.
  *
  * <p>Usage: java -cp mspti.jar:mspti-bench.jar DeliveryBench [records] [path/to/bench_cpp_delivery]
  * Prints JSON.
  */
 public final class DeliveryBench {
     private static final int REPEATS = 5;
+    private static final int WARMUPS = 3;
     private static long sink;
 
     interface Starter {
@@ -56,8 +57,10 @@ public final class DeliveryBench {
             sink += s;
             c[0] += n;
         });
-        rate(records, perRecord);  // warm-up (JIT)
-        rate(records, batch);
+        for (int w = 0; w < WARMUPS; w++) {  // until the JIT's compiled code runs (C2 compiles in the background)
+            rate(records, perRecord);
+            rate(records, batch);
+        }
         double[] perRecordRates = new double[REPEATS], batchRates = new double[REPEATS];
         for (int r = 0; r < REPEATS; r++) {
             perRecordRates[r] = rate(records, perRecord);
