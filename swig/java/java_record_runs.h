@@ -113,7 +113,7 @@ private:
 
     std::vector<Slot> slots_;
     std::vector<jint> out_;
-    uint32_t generation_ = 0;
+    uint32_t generation_ = 1;  // never 0: fresh slots (generation 0) are empty
     jint used_ = 0;  // strings in the table for this block
 };
 
