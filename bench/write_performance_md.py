@@ -278,18 +278,23 @@ def java_section(results):
     cpp_per, cpp_batch = cpp.get("per_record_rps"), cpp.get("batch_rps")
     base_per = f"C++ callback {cpp_per / m:.1f} M/s" if cpp_per else "n/a"
     base_batch = f"C++ batch callback {cpp_batch / m:.1f} M/s" if cpp_batch else "n/a"
+    spread = ""
+    if "java_per_record_min_rps" in r:
+        spread = f" ({r['java_per_record_median_rps'] / m:.2f}, {r['java_per_record_min_rps'] / m:.2f})"
     return [
         "## Java (bench/java/DeliveryBench.java, bench/python/cpp_delivery_bench.cpp)",
         "",
         f"{r['records']:,} mstx marks collected into one 256 MB buffer, then one `flushAll()` timed (delivery",
-        f"only); best of 5 after one warm-up run, Java {r.get('java_version', '?')}. The baseline is the C++ Monitor",
-        "delivering the same records to a C++ callback. Per record, the callback gets an owned `MarkerData`",
-        "(built in JNI, strings interned per thread) and reads one field; the batch callback reads one field",
-        "of every record from the read-only direct `ByteBuffer`.",
+        f"only); best of 5 after three warm-up runs (median and worst in brackets), Java {r.get('java_version', '?')}.",
+        "The baseline is the C++ Monitor delivering the same records to a C++ callback. Per record, the",
+        "callback gets an owned `MarkerData` and reads one field: one JNI upcall per block of records, each",
+        "`MarkerData` built in Java from the block's bytes, its strings from a per-block table of distinct",
+        "Java Strings made natively (org.mspti.RecordRun). The batch callback reads one field of every",
+        "record from the read-only direct `ByteBuffer`.",
         "",
         "| what | measured | baseline (same run) | target | |",
         "|---|---|---|---|---|",
-        f"| records/s to a per-record Java callback (`MarkerData`) | {per / m:.2f} M/s | {base_per} | ≥ 2 M/s | {verdict(per >= 2e6)} |",
+        f"| records/s to a per-record Java callback (`MarkerData`) | {per / m:.2f} M/s{spread} | {base_per} | ≥ 5 M/s | {verdict(per >= 5e6)} |",
         f"| records/s to a `ByteBuffer` batch callback | {batch / m:.1f} M/s | {base_batch} | ≥ 20 M/s | {verdict(batch >= 20e6)} |",
         "",
     ]

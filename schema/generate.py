@@ -373,57 +373,26 @@ def gen_py_to_python():
     return "\n".join(out)
 
 
-def jni_sig(f):
-    b = base(f)
-    return {"kind": "I", "enum": "I", "u64": "J", "f64": "D", "str": "Ljava/lang/String;", "id": "J", "u32": "J",
-            "i64": "J", "object_id": "JJJJ"}[b]
+def string_fields(r):
+    return [f for f in r.fields if base(f) == "str"]
 
 
-def gen_java_ids():
-    out = [f"// {HEADER}\n// The Java record classes and their JNI constructors (java_glue.h).\n#pragma once\n",
-           "namespace mspti_java {\n", "enum JavaRecord {"]
-    out += [f"    kJava{r.name}," for r in RECORDS]
-    out.append("    kJavaRecordCount\n};\n")
-    out.append("/** Class and constructor signature of each record class, by JavaRecord. */")
-    out.append("inline const char *const kJavaRecordClasses[][2] = {")
-    for r in RECORDS:
-        sig = "(" + "".join(jni_sig(f) for f in r.fields) + ")V"
-        out.append(f"    {{\"org/mspti/{r.name}\", \"{sig}\"}},")
-    out.append("};\n\n}  // namespace mspti_java\n")
-    return "\n".join(out)
-
-
-def java_arg(f, v):
-    b = base(f)
-    if b in ("kind", "enum"):
-        return f"e({v}.{f.name})"
-    if b == "u64":
-        return f"j({v}.{f.name})"
-    if b == "f64":
-        return f"static_cast<jdouble>({v}.{f.name})"
-    if b == "str":
-        return f"s_{f.name}"
-    if b == "object_id":
-        o = f"{v}.{f.name}"
-        return ", ".join(f"static_cast<jlong>({o}.{x})" for x in ("process_id", "thread_id", "device_id", "stream_id"))
-    return f"static_cast<jlong>({v}.{f.name})"
-
-
-def gen_java_records():
-    out = [f"// {HEADER}\n// C++ record values -> the org.mspti record objects; included by java_glue.h.\n"
-           "#pragma once\n\nnamespace mspti_java {\n"]
-    for r in RECORDS:
-        strs = [f for f in r.fields if base(f) == "str"]
-        assert len(strs) <= 3, "java_glue.h's Strings holds 3 strings per record"
-        out.append(f"inline jobject to_java(JNIEnv *env, const mspti::{r.name} &d) {{")
-        out.append("    const JavaTypes &t = types();")
-        if strs:
-            out.append("    Strings s(env);")
-            out.append("    jstring " + ", ".join(f"s_{f.name} = s.add(d.{f.name})" for f in strs) + ";")
-            out.append("    if (!s.ok()) return nullptr;")
-        args = ", ".join(java_arg(f, "d") for f in r.fields)
-        out.append(f"    return env->NewObject(t.records[kJava{r.name}], t.record_ctors[kJava{r.name}], {args});\n}}\n")
-    out.append("}  // namespace mspti_java\n")
+def gen_java_string_fields():
+    out = [f"// {HEADER}\n// The string fields of each kind's C record, which org.mspti.RecordRun reads as indices into\n"
+           "// a per-buffer table of Java Strings (java_record_runs.h).\n#pragma once\n\n#include <cstddef>\n\n"
+           "namespace mspti_java {\n",
+           f"/** Offsets of a record's `const char *` fields, in the order of the record class's fields. */",
+           f"struct StringFields {{\n    int count;\n    size_t offsets[{RECORD_STRINGS}];\n}};\n",
+           "/** The string fields of records of `kind` (a msptiActivityKind value); NULL for kinds without a record class. */",
+           "inline const StringFields *string_fields(int kind) {\n    switch (kind) {"]
+    for r in C_RECORDS:
+        strs = string_fields(r)
+        assert len(strs) <= RECORD_STRINGS, "java_record_runs.h reads 3 strings per record"
+        kv = dict((n, v) for n, v, _ in ENUMS["MsptiActivityKind"].values)[kind_const(r.kind)]
+        offs = ", ".join(str(f.off) for f in strs)
+        out.append(f"    case {kv}: {{  // {r.kind}\n        static constexpr StringFields f{{{len(strs)}, {{{offs}}}}};\n"
+                   "        return &f;\n    }")
+    out.append("    default:\n        return nullptr;\n    }\n}\n\n}  // namespace mspti_java\n")
     return "\n".join(out)
 
 
@@ -516,6 +485,115 @@ final class RecordDecoder {{
         ByteBuffer b = slots;
         String[] s = strings;
         return new {r.name}({sep.join(args)});
+    }}
+""")
+    out.append("}\n")
+    return "\n".join(out)
+
+
+def java_read(r, f, o, strs):
+    """The Java expression reading field f of record r at byte o of ByteBuffer b (msPTI's layout)."""
+    b = base(f)
+    at = f"{o} + {f.off}" if f.off else o
+    if b in ("kind", "enum"):
+        return f"Enums.{enum_method(enum_name(f))}(b.getInt({at}))"
+    if b == "u64":
+        return f"b.getLong({at})"
+    if b == "f64":
+        return f"b.getDouble({at})"
+    if b == "id":
+        return f"id(b.getInt({at}))"
+    if b == "u32":
+        return f"u32(b.getInt({at}))"
+    if b == "str":
+        i = strs.index(f)
+        return f"s[x[k + {i}]]" if i else "s[x[k]]"
+    if b == "object_id":
+        sk = next(g for g in r.fields if enum_name(g) == "MsptiActivitySourceKind")
+        device = dict((n, v) for n, v, _ in ENUMS["MsptiActivitySourceKind"].values)["MSPTI_ACTIVITY_SOURCE_KIND_DEVICE"]
+        return f"objectId(b, {at}, b.getInt({o} + {sk.off}) == {device})"
+    raise ValueError(f.t)
+
+
+def run_class(r):
+    return short(r) + "Run"
+
+
+def gen_java_runs():
+    out = [f"""// {HEADER}
+package org.mspti;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The per-record delivery of each kind: its record class built in Java from the record's bytes in a
+ * block of records (msPTI's layout, read from the library's buffer) and the block's string table
+ * (see {{@link RecordRun}}), and for each monitor that delivers one record per call the RecordRun
+ * that hands its records to the callback one by one.
+ */
+final class RecordRuns {{
+    private RecordRuns() {{}}
+
+    /** A device or stream id: 0xFFFFFFFF (none) is -1. */
+    static long id(int v) {{
+        return v == -1 ? -1L : v & 0xFFFFFFFFL;
+    }}
+
+    /** An unsigned 32-bit id. */
+    static long u32(int v) {{
+        return v & 0xFFFFFFFFL;
+    }}
+
+    /** A marker's owner at byte o: device and stream for device records, else process and thread. */
+    static MsptiObjectId objectId(ByteBuffer b, int o, boolean device) {{
+        return device ? new MsptiObjectId(-1, -1, id(b.getInt(o)), id(b.getInt(o + 4)))
+                      : new MsptiObjectId(u32(b.getInt(o)), u32(b.getInt(o + 4)), -1, -1);
+    }}
+"""]
+    for r in C_RECORDS:
+        out.append(f"    /** String fields per {r.name} (the indices {decode_method(r)}() reads per record). */\n"
+                   f"    static final int {upper(short(r))}_STRINGS = {len(string_fields(r))};\n")
+    for r in C_RECORDS:
+        strs = string_fields(r)
+        args = (",\n" + " " * 12).join(java_read(r, f, "o", strs) for f in r.fields)
+        which = ", ".join(f"s[x[k + {i}]]" if i else "s[x[k]]" for i in range(len(strs)))
+        out.append(f"""    /** The {r.name} at byte o of b ({r.c_struct}); its strings are {which}. */
+    static {r.name} {decode_method(r)}(ByteBuffer b, int o, String[] s, int[] x, int k) {{
+        return new {r.name}(
+            {args});
+    }}
+""")
+    for r in SIMPLE:
+        m, n = r.monitor, len(string_fields(r))
+        kv = dict((a, v) for a, v, _ in ENUMS["MsptiActivityKind"].values)[kind_const(r.kind)]
+        out.append(f"""    /** Hands {r.kind} records to a {m.callback}, one call per record. */
+    static final class {run_class(r)} extends RecordRun {{
+        private final {m.callback} callback;
+
+        {run_class(r)}({m.callback} callback, RecordRun.Counts counts) {{
+            super(callback, counts, {kv}, {n});
+            this.callback = callback;
+        }}
+
+        @Override
+        int deliver(ByteBuffer b, int first, int n, int stride, String[] s, int[] x) {{
+            {m.callback} cb = callback;
+            for (int i = 0; i < n; i++) {{
+                {r.name} d = {decode_method(r)}(b, (first + i) * stride, s, x, i * {n});
+                try {{
+                    cb.onRecord(d);
+                }} catch (Throwable t) {{
+                    failed(t);
+                }}
+                if (retired()) return i + 1;
+            }}
+            return n;
+        }}
+    }}
+
+    /** The delivery of {r.name} to {{@code callback}}, counting into {{@code counts}}. */
+    static RecordRun of({m.callback} callback, RecordRun.Counts counts) {{
+        return new {run_class(r)}(callback, counts);
     }}
 """)
     out.append("}\n")
@@ -833,8 +911,7 @@ def outputs():
         "swig/schema_java.i": gen_swig_java(),
         "swig/py_schema_ids.h": gen_py_ids(),
         "swig/py_schema_records.h": gen_py_to_python(),
-        "swig/java_schema_ids.h": gen_java_ids(),
-        "swig/java_schema_records.h": gen_java_records(),
+        "swig/java_schema_strings.h": gen_java_string_fields(),
         "swig/java_schema_encoders.h": gen_java_encoders(),
         "python/mspti/_enums.py": gen_py_enums(),
         "python/mspti/activity_data.py": gen_py_records(),
@@ -843,6 +920,7 @@ def outputs():
         "java/org/mspti/Enums.java": gen_java_enums(),
         "java/org/mspti/RecordBatchLayouts.java": gen_java_layouts(),
         "java/org/mspti/RecordDecoder.java": gen_java_decoder(),
+        "java/org/mspti/RecordRuns.java": gen_java_runs(),
     }
     for r in RECORDS:
         files[f"java/org/mspti/{r.name}.java"] = gen_java_record(r)

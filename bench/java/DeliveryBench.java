@@ -9,13 +9,14 @@ import org.mspti.RecordBatch;
 /**
  * Java delivery benchmark, with the C++ Monitor as baseline measured in the same run (the same
  * workload as bench/python/delivery_bench.py): N mstx marks collected into one 256 MB buffer, then
- * one flushAll() timed (delivery only); best and median of REPEATS.
+ * one flushAll() timed (delivery only); best, median and worst of REPEATS after WARMUPS untimed runs.
  *
  * <p>Usage: java -cp mspti.jar:mspti-bench.jar DeliveryBench [records] [path/to/bench_cpp_delivery]
  * Prints JSON.
  */
 public final class DeliveryBench {
     private static final int REPEATS = 5;
+    private static final int WARMUPS = 3;
     private static long sink;
 
     interface Starter {
@@ -42,7 +43,8 @@ public final class DeliveryBench {
 
     public static void main(String[] args) throws Exception {
         int records = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
-        // Per record: a MarkerData (owned Java object, 2 strings, an object id) per call.
+        // Per record: a MarkerData (owned Java object, 2 strings, an object id) per call, built in
+        // Java from the block the library delivers (one JNI upcall per block).
         Starter perRecord = (m, c) -> m.startMarks(d -> {
             c[0]++;
             sink += d.getTimestamp();
@@ -55,8 +57,10 @@ public final class DeliveryBench {
             sink += s;
             c[0] += n;
         });
-        rate(records, perRecord);  // warm-up (JIT)
-        rate(records, batch);
+        for (int w = 0; w < WARMUPS; w++) {  // until the JIT's compiled code runs (C2 compiles in the background)
+            rate(records, perRecord);
+            rate(records, batch);
+        }
         double[] perRecordRates = new double[REPEATS], batchRates = new double[REPEATS];
         for (int r = 0; r < REPEATS; r++) {
             perRecordRates[r] = rate(records, perRecord);
@@ -76,9 +80,10 @@ public final class DeliveryBench {
             cpp = out.toString(StandardCharsets.UTF_8).trim();
         }
         System.out.printf("{\"records\": %d, \"java_per_record_rps\": %.0f, \"java_batch_rps\": %.0f, "
-                          + "\"java_per_record_median_rps\": %.0f, \"java_batch_median_rps\": %.0f, \"cpp\": %s, "
+                          + "\"java_per_record_median_rps\": %.0f, \"java_batch_median_rps\": %.0f, "
+                          + "\"java_per_record_min_rps\": %.0f, \"java_batch_min_rps\": %.0f, \"cpp\": %s, "
                           + "\"java_version\": \"%s\", \"sink\": %d}%n",
-                          records, bestRecord, bestBatch, perRecordRates[REPEATS / 2], batchRates[REPEATS / 2], cpp,
-                          System.getProperty("java.version"), sink & 1);
+                          records, bestRecord, bestBatch, perRecordRates[REPEATS / 2], batchRates[REPEATS / 2],
+                          perRecordRates[0], batchRates[0], cpp, System.getProperty("java.version"), sink & 1);
     }
 }

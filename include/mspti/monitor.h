@@ -53,6 +53,16 @@ public:
 };
 
 /**
+ * @brief Inside BatchCallback::on_batch(): whether that callback may still hand records on. False
+ *        once its monitor's stop() let go of it (the backlog delivered, the stop timeout passed, or
+ *        stop() called from a callback), a start() switched away from it, or the process exits;
+ *        false outside a batch callback. For a binding that hands a batch's records to a
+ *        per-record callback one by one: it stops when this turns false, as the per-record
+ *        monitors do.
+ */
+bool batch_callback_live();
+
+/**
  * @brief Hooks a language binding installs so that the delivery thread joins its runtime once
  *        (Python thread state, JVM attach), not once per callback.
  *

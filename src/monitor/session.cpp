@@ -17,6 +17,7 @@ namespace mspti::detail {
 namespace {
 
 thread_local bool t_delivery = false;
+thread_local const Subscription *t_batch = nullptr;  // the batch callback running (batch_callback_live())
 
 template <typename F>
 void run_hook(F &&f, const char *which) {
@@ -688,6 +689,10 @@ uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size
             Subscription &s;
             ~Exit() { s.exit(); }
         } exit{*s};
+        struct Current {
+            explicit Current(const Subscription *s) { t_batch = s; }
+            ~Current() { t_batch = nullptr; }
+        } current{s.get()};
         if (s->call([&] { s->batch()->on_batch(batch); }, count))
             taken = true;
         else
@@ -789,3 +794,12 @@ void Session::fork_child() {
 }
 
 }  // namespace mspti::detail
+
+namespace mspti {
+
+bool batch_callback_live() {
+    const detail::Subscription *s = detail::t_batch;
+    return s != nullptr && !s->detached() && !detail::delivery_cut().load(std::memory_order_relaxed);
+}
+
+}  // namespace mspti

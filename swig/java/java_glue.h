@@ -1,12 +1,12 @@
 // java_glue.h: the JNI side of the Java bindings (org.mspti), used by mspti_java.i.
 //
-// - JNI_OnLoad caches the classes and constructors of the Java value classes (the records, generated
-//   from schema/records.py with their conversions, java_schema_*.h; RecordBatch, MonitorStats) and
+// - JNI_OnLoad caches the classes and constructors JNI builds (RecordBatch, MonitorStats) and
 //   installs the delivery-thread hooks.
-// - Records reach Java as owned, immutable Java objects (valid after the callback). Those of the
-//   per-record callbacks are built in Java from the thread's RecordDecoder (java_record_decoder.h);
-//   batches and stats here. Record strings are cached per thread: names repeat, so most records
-//   allocate no String at all.
+// - Records reach Java as owned, immutable Java objects (valid after the callback), built in Java:
+//   the per-record callbacks run on a block callback whose records Java decodes from the library's
+//   buffer, with a per-block table of their strings (java_record_runs.h, org.mspti.RecordRun);
+//   MstxMonitor's pair of mark and range callbacks gets each record from the thread's
+//   RecordDecoder (java_record_decoder.h). Batches and stats are built here.
 // - The delivery thread is attached to the JVM once, as a daemon named "mspti-delivery", and
 //   detached when it ends; a Java shutdown hook waits for that before the VM goes away.
 // - A Java exception escaping a callback is handed to org.mspti.CallbackErrors (class, message,
@@ -28,15 +28,12 @@
 
 #include "mspti/monitor.h"
 #include "mspti/monitor_types.h"
-#include "java_schema_ids.h"
 
 namespace mspti_java {
 
 /** Classes and constructors cached at JNI_OnLoad (global references). */
 struct JavaTypes {
     JavaVM *vm = nullptr;
-    jclass records[kJavaRecordCount] = {};           // by JavaRecord
-    jmethodID record_ctors[kJavaRecordCount] = {};  // their JNI constructors
     jclass batch = nullptr, stats = nullptr, errors = nullptr;
     jmethodID batch_ctor = nullptr, stats_ctor = nullptr;
     jmethodID report = nullptr;
@@ -58,20 +55,24 @@ inline bool cache_class(JNIEnv *env, const char *name, jclass *cls) {
 
 // ---- strings ------------------------------------------------------------------------------------
 
-/** A Java String from UTF-8 bytes; invalid sequences become U+FFFD (NewStringUTF would reject them). */
-inline jstring new_string(JNIEnv *env, const std::string &s) {
+/**
+ * A Java String from the UTF-8 bytes text[0, size) (NUL-terminated at size); invalid sequences
+ * become U+FFFD (NewStringUTF would reject them, and reads modified UTF-8).
+ */
+inline jstring new_string(JNIEnv *env, const char *text, size_t size) {
     bool ascii = true;
-    for (unsigned char c : s) {
+    for (size_t i = 0; i < size; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
         if (c == 0 || c >= 0x80) {
             ascii = false;
             break;
         }
     }
-    if (ascii) return env->NewStringUTF(s.c_str());
+    if (ascii) return env->NewStringUTF(text);
     std::vector<jchar> out;
-    out.reserve(s.size());
-    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
-    const unsigned char *end = p + s.size();
+    out.reserve(size);
+    const auto *p = reinterpret_cast<const unsigned char *>(text);
+    const unsigned char *end = p + size;
     while (p < end) {
         uint32_t c = *p;
         size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
@@ -98,87 +99,6 @@ inline jstring new_string(JNIEnv *env, const std::string &s) {
     }
     return env->NewString(out.data(), static_cast<jsize>(out.size()));
 }
-
-/**
- * Interned Java strings for the record strings a thread converts: a direct-mapped table of global
- * references (bounded: 256 entries per thread), so a repeated kernel name or domain costs a hash
- * and a compare instead of a String allocation. Java Strings are immutable, so sharing is safe.
- * Returns a reference the caller must not delete (a global one) or a local one (`*local` = true);
- * `*evicted` is a global reference the caller deletes after use (or NULL).
- */
-class StringCache {
-public:
-    jstring get(JNIEnv *env, const std::string &s, bool *local, jstring *evicted) {
-        *local = false;
-        *evicted = nullptr;
-        if (s.size() > 128) {  // long strings are rare: not worth caching
-            *local = true;
-            return new_string(env, s);
-        }
-        uint64_t h = 1469598103934665603ull;  // FNV-1a
-        for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-        Entry &e = entries_[h & (kSize - 1)];
-        if (e.ref != nullptr && e.hash == h && e.key == s) return e.ref;
-        jstring fresh = new_string(env, s);
-        if (fresh == nullptr) return nullptr;
-        auto global = static_cast<jstring>(env->NewGlobalRef(fresh));
-        env->DeleteLocalRef(fresh);
-        if (global == nullptr) return nullptr;
-        // The evicted string may be another argument of the same record: the caller deletes it
-        // once the record is built.
-        *evicted = e.ref;
-        e.ref = global;
-        e.hash = h;
-        e.key = s;
-        return global;
-    }
-
-private:
-    static constexpr size_t kSize = 256;
-    struct Entry {
-        uint64_t hash = 0;
-        std::string key;
-        jstring ref = nullptr;
-    };
-    Entry entries_[kSize];
-};
-
-inline StringCache &string_cache() {
-    // One per thread (records are converted on the delivery thread). Its global references live as
-    // long as the process; a thread's table is at most 256 strings.
-    static thread_local StringCache *cache = new StringCache;
-    return *cache;
-}
-
-/** Holds up to 3 strings for one constructor call; deletes the local ones after. */
-class Strings {
-public:
-    explicit Strings(JNIEnv *env) : env_(env) {}
-    ~Strings() {
-        for (int i = 0; i < n_; ++i) {
-            if (local_[i]) env_->DeleteLocalRef(refs_[i]);
-            if (evicted_[i] != nullptr) env_->DeleteGlobalRef(evicted_[i]);
-        }
-    }
-    jstring add(const std::string &s) {
-        bool local = false;
-        jstring r = string_cache().get(env_, s, &local, &evicted_[n_]);
-        if (r == nullptr) ok_ = false;
-        refs_[n_] = r;
-        local_[n_] = local && r != nullptr;
-        ++n_;
-        return r;
-    }
-    bool ok() const { return ok_; }
-
-private:
-    JNIEnv *env_;
-    jstring refs_[3] = {};
-    jstring evicted_[3] = {};
-    bool local_[3] = {};
-    int n_ = 0;
-    bool ok_ = true;
-};
 
 // ---- exceptions in callbacks --------------------------------------------------------------------
 
@@ -210,8 +130,8 @@ inline jint e(E v) { return static_cast<jint>(v); }
 
 }  // namespace mspti_java
 
-#include "java_schema_records.h"  // to_java() of each record
-#include "java_record_decoder.h"   // per-record callbacks: records built in Java
+#include "java_record_decoder.h"  // per-record callbacks of MstxMonitor with ranges: records built in Java
+#include "java_record_runs.h"     // the other per-record callbacks: blocks decoded in Java
 
 namespace mspti_java {
 
@@ -312,11 +232,6 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
         if (!cache_class(env, c.cls, c.slot)) return -1;
         *c.id = env->GetMethodID(*c.slot, "<init>", c.sig);
         if (*c.id == nullptr) return -1;
-    }
-    for (int i = 0; i < kJavaRecordCount; ++i) {
-        if (!cache_class(env, kJavaRecordClasses[i][0], &t.records[i])) return -1;
-        t.record_ctors[i] = env->GetMethodID(t.records[i], "<init>", kJavaRecordClasses[i][1]);
-        if (t.record_ctors[i] == nullptr) return -1;
     }
     if (!RecordDecoder::on_load(env)) return -1;
     if (!cache_class(env, "org/mspti/CallbackErrors", &t.errors)) return -1;

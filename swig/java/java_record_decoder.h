@@ -1,4 +1,6 @@
-// java_record_decoder.h: how a per-record callback's record reaches Java (included by java_glue.h).
+// java_record_decoder.h: how the record of a per-record director call reaches Java (included by
+// java_glue.h). Used by MstxMonitor's mark + range pair, whose ranges are paired natively; the other
+// record callbacks decode whole blocks in Java (java_record_runs.h).
 //
 // Building the Java object in JNI (NewObject per record, plus the strings' global references) cost
 // more than the rest of the delivery. Instead each delivering thread has one org.mspti.RecordDecoder:
@@ -148,7 +150,7 @@ private:
     }
 
     bool store(JNIEnv *env, int slot, const std::string &s) {
-        jstring js = new_string(env, s);
+        jstring js = new_string(env, s.data(), s.size());
         if (js == nullptr) return false;
         env->SetObjectArrayElement(strings_, slot, js);
         env->DeleteLocalRef(js);

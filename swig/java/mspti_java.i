@@ -2,10 +2,11 @@
  * mspti_java.i: the Java bindings (package org.mspti, JNI library libmspti_java.so). Java-specific
  * glue only; the API comes from the language-neutral ../monitor.i and ../mstx.i.
  *
- * - Records are immutable Java classes generated from the record schema (schema/records.py), as are
- *   their JNI conversions; batches and stats are hand-written (java/src/main/java/org/mspti). All
- *   are owned copies, valid after the callback: records built in Java from the slots of the thread's
- *   RecordDecoder (java_record_decoder.h), batches and stats in JNI (java_glue.h).
+ * - Records are immutable Java classes generated from the record schema (schema/records.py), as is
+ *   their decoding; batches and stats are hand-written (java/src/main/java/org/mspti). All are owned
+ *   copies, valid after the callback. Record callbacks run on a block callback whose records are
+ *   built in Java (RecordRun, java_record_runs.h); MstxMonitor's mark and range pair gets each record
+ *   from the thread's RecordDecoder (java_record_decoder.h); batches and stats are built in JNI.
  * - Enums are real Java enums with their C values (%javaconst(1) + enums.swg); uint64_t is long.
  * - Names are lowerCamelCase (onRecord, startBatch, flushAll, getDeviceId).
  * - The monitors keep a strong reference to their callbacks while running (the director only holds
@@ -116,7 +117,8 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %typemap(out) CTYPE %{ $result = mspti_java::to_java(jenv, $1); %}
 %typemap(javaout) CTYPE { return $jnicall; }
 %enddef
-/* Records of the per-record callbacks: the upcall passes the thread's RecordDecoder, which builds
+/* Records of per-record directors (MstxMonitor's mark + range pair; the other record callbacks run
+ * as RecordRuns on a block callback): the upcall passes the thread's RecordDecoder, which builds
  * the record in Java (java_record_decoder.h). */
 %typemap(directorin, descriptor="Lorg/mspti/RecordDecoder;") jrecorddecoder ""  /* the upcall's parameter */
 %define MSPTI_JAVA_RECORD(CTYPE, JTYPE, DECODE)
@@ -271,7 +273,9 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
    * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null (nothing changes).
    */
   public MsptiResult start(CALLBACK callback) {
-    return started(startNative(callback), callback);
+    if (callback == null) return started(startNative(null));
+    RecordRun run = RecordRuns.of(callback, runCounts);  // records built in Java from blocks
+    return started(startBatchNative(run), run, callback);
   }
 
   /**
@@ -305,6 +309,15 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   public MsptiResult startBatch(java.util.function.Consumer<RecordBatch> callback) {
     return startBatch(BatchCallback.of(callback));
   }
+
+  // What the RecordRuns of this monitor's record callbacks count (RecordRun.java).
+  private final RecordRun.Counts runCounts = new RecordRun.Counts();
+
+  /** This monitor's counters. */
+  @Override
+  public MonitorStats stats() {
+    return runCounts.adjust(super.stats());
+  }
 %}
 %enddef
 MSPTI_JAVA_RECORD_MONITORS
@@ -324,7 +337,11 @@ MSPTI_JAVA_RECORD_MONITORS
    * @return MSPTI_SUCCESS.
    */
   public MsptiResult start(MarkCallback mark, RangeCallback range) {
-    return started(startNative(mark, range), mark, range);
+    if (mark != null && range == null) {  // marks alone: records built in Java from blocks (MarkRun)
+      RecordRun run = new MarkRun(mark, runCounts);
+      return started(startBatchNative(run), run, mark);
+    }
+    return started(startNative(mark, range), mark, range);  // ranges are paired natively
   }
 
   /** {@link #start(MarkCallback, RangeCallback)} with functions (either may be null). */
@@ -351,6 +368,15 @@ MSPTI_JAVA_RECORD_MONITORS
   /** {@link #startBatch(BatchCallback)} with a function. */
   public MsptiResult startBatch(java.util.function.Consumer<RecordBatch> callback) {
     return startBatch(BatchCallback.of(callback));
+  }
+
+  // What the RecordRuns of this monitor's record callbacks count (RecordRun.java).
+  private final RecordRun.Counts runCounts = new RecordRun.Counts();
+
+  /** This monitor's counters. */
+  @Override
+  public MonitorStats stats() {
+    return runCounts.adjust(super.stats());
   }
 
   /**

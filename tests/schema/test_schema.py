@@ -51,8 +51,7 @@ def test_a_new_field_reaches_every_language(schema, tmp_path):
     assert "offsetof(msptiActivityKernel, queued) == 56" in schema_h
     assert "sizeof(msptiActivityKernel) == 64" in schema_h
     assert "u64(d.queued)" in read("swig/py_schema_records.h")
-    assert "j(d.queued)" in read("swig/java_schema_records.h")
-    assert '"(IJJJJJLjava/lang/String;Ljava/lang/String;J)V"' in read("swig/java_schema_ids.h")
+    assert "            s[x[k + 1]],\n            b.getLong(o + 56));" in read("java/org/mspti/RecordRuns.java")
     assert "    queued: int = 0" in read("python/mspti/activity_data.py")
     assert 'QUEUED = "queued"' in read("python/mspti/activity_data.py")
     assert '("queued", "<u8", 56)' in read("python/mspti/_layouts.py")
@@ -79,6 +78,10 @@ def test_a_new_kind_gets_a_monitor_in_every_language(schema, tmp_path):
     assert "MSPTI_JAVA_MONITOR(AclApiMonitor, AclApiCallback, AclApiData, ACL_API)" in read("swig/schema_java.i")
     assert "class AclApiMonitor(SingleCallbackMonitor):" in read("python/mspti/monitor/_kinds.py")
     assert "public final class AclApiData" in read("java/org/mspti/AclApiData.java")
+    runs = read("java/org/mspti/RecordRuns.java")
+    assert "static AclApiData aclApiData(ByteBuffer b, int o, String[] s, int[] x, int k)" in runs
+    assert "static RecordRun of(AclApiCallback callback, RecordRun.Counts counts)" in runs
+    assert "case 10: {  // ACL_API" in read("swig/java_schema_strings.h")
 
 
 def test_an_offset_that_disagrees_with_the_c_header_fails_the_build(schema, tmp_path):

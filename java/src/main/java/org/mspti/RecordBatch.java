@@ -56,6 +56,9 @@ public final class RecordBatch extends RecordBatchLayouts {
         return b;
     }
 
+    /** The records (read-only, little-endian) for the bindings' own decoding; throws once expired. */
+    ByteBuffer view() { return live(); }
+
     /** Whether the batch can still be read (its callback is running). */
     public boolean isValid() { return buffer != null; }
 

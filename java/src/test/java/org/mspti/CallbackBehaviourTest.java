@@ -106,6 +106,10 @@ class CallbackBehaviourTest {
         assertEquals(List.of(MsptiResult.MSPTI_SUCCESS), results);
         assertFalse(monitor.isRunning());
         assertEquals(3, calls.get());
+        // The records after the stop were never handed over: dropped, not delivered.
+        MonitorStats s = monitor.stats();
+        assertEquals(3, s.getDelivered(), s.toString());
+        assertEquals(10, s.getDelivered() + s.getDropped(), s.toString());
         // The monitor is reusable afterwards.
         assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(m -> calls.incrementAndGet()));
         Mstx.mark("again");

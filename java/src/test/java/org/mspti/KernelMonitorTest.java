@@ -30,6 +30,32 @@ class KernelMonitorTest {
     }
 
     @Test
+    void marksDecodedInJavaEqualThoseOfThePerRecordPath() {
+        // A marks-only callback decodes blocks in Java; with a range callback the records come one by
+        // one from the native conversion. Both see every host and device mark: field for field equal.
+        List<MarkerData> decoded = new CopyOnWriteArrayList<>();
+        List<MarkerData> converted = new CopyOnWriteArrayList<>();
+        try (MstxMonitor fast = new MstxMonitor(); MstxMonitor slow = new MstxMonitor()) {
+            assertEquals(MsptiResult.MSPTI_SUCCESS, fast.startMarks(decoded::add));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, slow.start(converted::add, r -> { }));
+            Stream stream = new Stream(2);
+            for (int i = 0; i < 5; i++) {
+                Mstx.mark("host " + i);
+                Mstx.mark("device " + i, stream);
+                Mstx.domain("d").mark("domain " + i);
+            }
+            stream.synchronize();
+            fast.stop();
+            slow.stop();
+        }
+        assertEquals(converted, decoded);
+        assertTrue(decoded.stream().anyMatch(
+            m -> m.getSourceKind() == MsptiActivitySourceKind.MSPTI_ACTIVITY_SOURCE_KIND_DEVICE
+                 && m.getObjectId().getDeviceId() == 2 && m.getObjectId().getProcessId() == -1), decoded.toString());
+        assertTrue(decoded.stream().anyMatch(m -> m.getDomain().equals("d")), decoded.toString());
+    }
+
+    @Test
     void recordsMatchTheLaunchedKernels() {
         List<KernelData> kernels = new CopyOnWriteArrayList<>();
         assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(kernels::add));

@@ -171,6 +171,54 @@ class MstxMonitorTest {
     }
 
     @Test
+    void aLargeBlockOfDistinctNamesArrivesInOrder() {
+        // One block of more records than one string lookup covers (4096), with more distinct names
+        // than the block's string table and address map start with: each record keeps its own.
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(marks::add));
+        int n = 10000;
+        for (int i = 0; i < n; i++) Mstx.mark(i % 2 == 0 ? "same" : "name-" + i);
+        MstxMonitor.flushAll();
+        assertEquals(n, marks.size());
+        long previous = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            MarkerData m = marks.get(i);
+            assertEquals(i % 2 == 0 ? "same" : "name-" + i, m.getName(), "record " + i);
+            assertEquals("default", m.getDomain());
+            assertTrue(m.getTimestamp() >= previous, "record " + i + " out of order");
+            previous = m.getTimestamp();
+        }
+        assertEquals(n, monitor.stats().getDelivered());
+    }
+
+    @Test
+    void aMarksCallbackIsNotCountedForTheRangeHalvesAroundIt() {
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(marks::add));
+        for (int i = 0; i < 10; i++) {
+            Mstx.mark("m" + i);
+            Mstx.rangeEnd(Mstx.rangeStart("r" + i));
+        }
+        monitor.stop();
+        assertEquals(10, marks.size());
+        MonitorStats s = monitor.stats();
+        assertEquals(10, s.getDelivered(), s.toString());
+        assertEquals(0, s.getDropped(), s.toString());
+        for (int i = 0; i < 10; i++) assertEquals("m" + i, marks.get(i).getName());
+    }
+
+    @Test
+    void hostAndDeviceMarksCarryTheirObjectIds() {
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.startMarks(marks::add));
+        Mstx.mark("host");
+        monitor.stop();
+        MarkerData m = marks.get(0);
+        assertEquals(MsptiActivitySourceKind.MSPTI_ACTIVITY_SOURCE_KIND_HOST, m.getSourceKind());
+        assertEquals(ProcessHandle.current().pid(), m.getObjectId().getProcessId());
+        assertTrue(m.getObjectId().getThreadId() > 0);
+        assertEquals(-1, m.getObjectId().getDeviceId());
+        assertEquals(-1, m.getObjectId().getStreamId());
+    }
+
+    @Test
     void batchesMatchPerRecordDelivery() {
         MstxMonitor batchMonitor = new MstxMonitor();
         List<String> fromBatch = new CopyOnWriteArrayList<>();
