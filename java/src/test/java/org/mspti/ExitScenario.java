@@ -29,6 +29,7 @@ public final class ExitScenario {
         AtomicLong seen = new AtomicLong();
         CountDownLatch first = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
+        CountDownLatch printed = new CountDownLatch(1);  // exit-in-callback exits only after "main done"
         Vnpu.setDevice(0);
         KernelMonitor kernels = new KernelMonitor();
         kernels.start(k -> seen.incrementAndGet());
@@ -36,7 +37,14 @@ public final class ExitScenario {
         marks.startMarks(m -> {
             seen.incrementAndGet();
             first.countDown();
-            if (mode.equals("exit-in-callback")) System.exit(4);
+            if (mode.equals("exit-in-callback")) {
+                try {
+                    printed.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                System.exit(4);
+            }
             if (mode.equals("blocked-callback")) {
                 try {
                     never.await();
@@ -54,6 +62,7 @@ public final class ExitScenario {
         first.await();
         System.out.println("main done");
         System.out.flush();
+        printed.countDown();
         switch (mode) {
             case "return":
             case "blocked-callback":
