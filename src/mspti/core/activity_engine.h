@@ -39,7 +39,7 @@ public:
 
     // A slot for one record of `kind`, or nullptr if it had to be dropped (counted).
     void *reserve(ThreadStaging *s, int kind) {
-        void *slot = s->try_reserve();
+        void *slot = s->ring.try_reserve();
         return __builtin_expect(slot != nullptr, 1) ? slot : reserve_slow(s, kind);
     }
 
@@ -48,7 +48,7 @@ public:
     void count_unstaged_drop(int kind) { exited_dropped_[kind].fetch_add(1, std::memory_order_relaxed); }
 
     void commit(ThreadStaging *s, int kind) {
-        if (s->commit(kind)) assist(s);
+        if (s->ring.commit(kind)) assist(s);
     }
 
     // Copies a complete record (its kind read from the first 4 bytes) if that kind is enabled.

@@ -5,8 +5,6 @@
 
 #include "common/error.h"
 #include "core/activity_engine.h"
-#include "core/clock.h"
-#include "core/marker_names.h"
 #include "mstx/marker_domains.h"
 #include "mstx/range_table.h"
 
@@ -14,9 +12,6 @@ namespace mspti::mstx {
 namespace {
 
 constexpr int kMarker = MSPTI_ACTIVITY_KIND_MARKER;
-// Marker ids are handed to threads in blocks, so the id counter is not a shared hot spot.
-constexpr uint64_t kIdBlock = 256;
-std::atomic<uint64_t> g_next_id_block{1};
 std::atomic<StreamTraceFunc> g_stream_trace{nullptr};
 
 ActivityEngine &engine() {
@@ -24,49 +19,15 @@ ActivityEngine &engine() {
     return e;
 }
 
-uint64_t take_marker_id(ThreadStaging *s) {
-    if (s->next_marker_id == s->marker_id_limit) {
-        s->next_marker_id = g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
-        s->marker_id_limit = s->next_marker_id + kIdBlock;
-    }
-    return s->next_marker_id++;
-}
-
-// Per-thread, never decreasing.
-uint64_t timestamp(ThreadStaging *s) {
-    uint64_t t = clock::now_ns();
-    if (t < s->last_timestamp) t = s->last_timestamp;
-    s->last_timestamp = t;
-    return t;
-}
-
-unsigned cache_index(const char *p) {
-    auto v = reinterpret_cast<uintptr_t>(p);
-    return static_cast<unsigned>((v >> 3) ^ (v >> 9)) & (ThreadStaging::kInternCacheSize - 1);
-}
-
-// The interned copy of a message, or nullptr (with an error message) if it is invalid. The cache
-// entry pins it: repeated names touch no shared state; the name is reclaimed after the entry is
-// reused (or the thread's staging freed) and every record pointing to it has been delivered.
+// The interned copy of a message, or nullptr (with an error message) if it is invalid.
 const char *interned_message(ThreadStaging *s, const char *message, const char *api) {
     if (message == nullptr) {
         fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is NULL", api);
         return nullptr;
     }
-    ThreadStaging::InternEntry &entry = s->intern_cache[cache_index(message)];
-    // Same pointer is not enough: callers reuse buffers, so compare the text too.
-    if (entry.key == message && std::strcmp(message, entry.interned) == 0) return entry.interned;
-    size_t length = strnlen(message, 255);
-    if (length == 255) {
-        fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is 255 characters or longer", api);
-        return nullptr;
-    }
-    // Miss: pin the new name before unpinning the one it replaces (they may be the same).
-    const char *previous = entry.interned;
-    entry.key = message;
-    entry.interned = names::acquire(message, length);
-    names::release(previous);
-    return entry.interned;
+    const char *name = s->markers.intern(message);
+    if (name == nullptr) fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is 255 characters or longer", api);
+    return name;
 }
 
 // Device half: enqueue the trace task first; if that fails the call records nothing.
@@ -90,7 +51,7 @@ void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, co
     m->kind = MSPTI_ACTIVITY_KIND_MARKER;
     m->flag = flag;
     m->sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
-    m->timestamp = timestamp(s);
+    m->timestamp = s->markers.timestamp();
     m->id = id;
     m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
     m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
@@ -112,7 +73,7 @@ void mark_in(const char *domain_name, const char *message, aclrtStream stream, c
     if (s == nullptr) return;
     const char *name = interned_message(s, message, api);
     if (name == nullptr) return;
-    uint64_t id = take_marker_id(s);
+    uint64_t id = s->markers.take_id();
     msptiActivityFlag flag =
         stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
     if (!trace_on_stream(stream, id, flag)) return;
@@ -124,7 +85,7 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
     if (s == nullptr) return 0;
     const char *name = interned_message(s, message, api);
     if (name == nullptr) return 0;
-    uint64_t id = take_marker_id(s);
+    uint64_t id = s->markers.take_id();
     msptiActivityFlag flag =
         stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_START;
     if (!trace_on_stream(stream, id, flag)) return 0;
@@ -161,8 +122,8 @@ void set_stream_trace(StreamTraceFunc trace) { g_stream_trace.store(trace, std::
 
 uint64_t next_marker_id() {
     ThreadStaging *s = engine().staging();
-    if (s != nullptr) return take_marker_id(s);
-    return g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
+    if (s != nullptr) return s->markers.take_id();
+    return ThreadMarkers::take_shared_id();
 }
 
 void mark(const char *message, aclrtStream stream) {
