@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "core/activity_engine.h"
 #include "mstx/marker_domains.h"
-#include "mstx/range_table.h"
+#include "mstx/open_ranges.h"
 
 namespace mspti::mstx {
 namespace {
