@@ -27,28 +27,30 @@ class ActivityEngine {
 public:
     static ActivityEngine &instance();
 
-    bool enabled(int kind) const { return enabled_[kind].load(std::memory_order_relaxed); }
-    void set_enabled(int kind, bool on) { enabled_[kind].store(on, std::memory_order_relaxed); }
+    // The record path below is static: it touches the kind switches and this thread's staging
+    // only, and reaches the engine object on its slow paths (first record, full ring, nudges).
+    static bool enabled(int kind) { return enabled_[kind].load(std::memory_order_relaxed); }
+    static void set_enabled(int kind, bool on) { enabled_[kind].store(on, std::memory_order_relaxed); }
 
     // This thread's staging (created on first use, also in a thread's exit path); nullptr only if
     // it could not be registered.
-    ThreadStaging *staging() {
+    static ThreadStaging *staging() {
         ThreadStaging *s = t_staging;
-        return __builtin_expect(s != nullptr, 1) ? s : register_this_thread();
+        return __builtin_expect(s != nullptr, 1) ? s : instance().register_this_thread();
     }
 
     // A slot for one record of `kind`, or nullptr if it had to be dropped (counted).
-    void *reserve(ThreadStaging *s, int kind) {
+    static void *reserve(ThreadStaging *s, int kind) {
         void *slot = s->ring.try_reserve();
-        return __builtin_expect(slot != nullptr, 1) ? slot : reserve_slow(s, kind);
+        return __builtin_expect(slot != nullptr, 1) ? slot : instance().reserve_slow(s, kind);
     }
 
     // A record that never reached a staging ring (its thread is exiting, or its range end
     // could not be tracked): counted as produced and dropped.
     void count_unstaged_drop(int kind) { exited_dropped_[kind].fetch_add(1, std::memory_order_relaxed); }
 
-    void commit(ThreadStaging *s, int kind) {
-        if (s->ring.commit(kind)) assist(s);
+    static void commit(ThreadStaging *s, int kind) {
+        if (__builtin_expect(s->ring.commit(kind), 0)) instance().assist(s);
     }
 
     // Copies a complete record (its kind read from the first 4 bytes) if that kind is enabled.
@@ -122,7 +124,8 @@ private:
             start_worker();
     }
 
-    std::atomic<bool> enabled_[kKindCount] = {};
+    // Constant-initialised, outside the engine object: the record path reads them directly.
+    static inline std::atomic<bool> enabled_[kKindCount] = {};
 
     std::mutex consumer_mutex_;
     ThreadStaging *stagings_ = nullptr;

@@ -14,25 +14,22 @@ namespace {
 constexpr int kMarker = MSPTI_ACTIVITY_KIND_MARKER;
 std::atomic<StreamTraceFunc> g_stream_trace{nullptr};
 
-ActivityEngine &engine() {
-    static ActivityEngine &e = ActivityEngine::instance();
-    return e;
+// The record path uses ActivityEngine's static members; the object is needed off it only.
+ActivityEngine &engine() { return ActivityEngine::instance(); }
+
+__attribute__((noinline, cold)) const char *invalid_message(const char *message, const char *api) {
+    fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is %s", api,
+         message == nullptr ? "NULL" : "255 characters or longer");
+    return nullptr;
 }
 
 // The interned copy of a message, or nullptr (with an error message) if it is invalid.
-const char *interned_message(ThreadStaging *s, const char *message, const char *api) {
-    if (message == nullptr) {
-        fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is NULL", api);
-        return nullptr;
-    }
-    const char *name = s->markers.intern(message);
-    if (name == nullptr) fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is 255 characters or longer", api);
-    return name;
+inline const char *interned_message(ThreadStaging *s, const char *message, const char *api) {
+    const char *name = __builtin_expect(message != nullptr, 1) ? s->markers.intern(message) : nullptr;
+    return __builtin_expect(name != nullptr, 1) ? name : invalid_message(message, api);
 }
 
-// Device half: enqueue the trace task first; if that fails the call records nothing.
-bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
-    if (stream == nullptr) return true;
+__attribute__((noinline)) bool trace_on_device(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
     StreamTraceFunc trace = g_stream_trace.load(std::memory_order_acquire);
     if (trace == nullptr) return true;
     if (trace(stream, id, static_cast<uint32_t>(flag)) != 0) {
@@ -43,9 +40,14 @@ bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
     return true;
 }
 
-void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
+// Device half: enqueue the trace task first; if that fails the call records nothing.
+inline bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
+    return stream == nullptr || trace_on_device(stream, id, flag);
+}
+
+inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
                        const char *domain) {
-    void *slot = engine().reserve(s, kMarker);
+    void *slot = ActivityEngine::reserve(s, kMarker);
     if (slot == nullptr) return;
     auto *m = static_cast<msptiActivityMarker *>(slot);
     m->kind = MSPTI_ACTIVITY_KIND_MARKER;
@@ -57,18 +59,18 @@ void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, co
     m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
     m->name = name;
     m->domain = domain;
-    engine().commit(s, kMarker);
+    ActivityEngine::commit(s, kMarker);
 }
 
 // The staging of the calling thread, or nullptr if MARKER is off or the thread is exiting.
-ThreadStaging *marker_staging() {
-    if (!engine().enabled(kMarker)) return nullptr;
-    ThreadStaging *s = engine().staging();
-    if (s == nullptr) engine().count_unstaged_drop(kMarker);
+inline ThreadStaging *marker_staging() {
+    if (!ActivityEngine::enabled(kMarker)) return nullptr;
+    ThreadStaging *s = ActivityEngine::staging();
+    if (__builtin_expect(s == nullptr, 0)) engine().count_unstaged_drop(kMarker);
     return s;
 }
 
-void mark_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
+inline void mark_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
     ThreadStaging *s = marker_staging();
     if (s == nullptr) return;
     const char *name = interned_message(s, message, api);
@@ -105,7 +107,7 @@ void end_range(mstxRangeId id, bool record) {
     void *stream = nullptr;
     if (!range_close(id, &stream)) return;  // 0, unknown, already ended or evicted: no record, as msPTI
     if (!record) return;                    // ended while not collecting: the end is not recorded
-    ThreadStaging *s = engine().staging();
+    ThreadStaging *s = ActivityEngine::staging();
     if (s == nullptr) {
         engine().count_unstaged_drop(kMarker);
         return;
@@ -121,7 +123,7 @@ void end_range(mstxRangeId id, bool record) {
 void set_stream_trace(StreamTraceFunc trace) { g_stream_trace.store(trace, std::memory_order_release); }
 
 uint64_t next_marker_id() {
-    ThreadStaging *s = engine().staging();
+    ThreadStaging *s = ActivityEngine::staging();
     if (s != nullptr) return s->markers.take_id();
     return ThreadMarkers::take_shared_id();
 }
@@ -136,7 +138,7 @@ mstxRangeId range_start(const char *message, aclrtStream stream) {
     return start_in(kDefaultDomain, message, stream, "mstxRangeStartA");
 }
 
-void range_end(mstxRangeId id) { end_range(id, engine().enabled(kMarker) && default_domain_enabled()); }
+void range_end(mstxRangeId id) { end_range(id, ActivityEngine::enabled(kMarker) && default_domain_enabled()); }
 
 mstxDomainHandle_t domain_create(const char *name) { return create_domain(name); }
 
@@ -156,19 +158,19 @@ mstxDomainRegistration_st *recording_domain(mstxDomainHandle_t domain, const cha
 }  // namespace
 
 void domain_mark(mstxDomainHandle_t domain, const char *message, aclrtStream stream) {
-    if (!engine().enabled(kMarker)) return;
+    if (!ActivityEngine::enabled(kMarker)) return;
     if (mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainMarkA"))
         mark_in(d->name, message, stream, "mstxDomainMarkA");
 }
 
 mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, aclrtStream stream) {
-    if (!engine().enabled(kMarker)) return 0;
+    if (!ActivityEngine::enabled(kMarker)) return 0;
     mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainRangeStartA");
     return d != nullptr ? start_in(d->name, message, stream, "mstxDomainRangeStartA") : 0;
 }
 
 void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id) {
-    if (!engine().enabled(kMarker)) {
+    if (!ActivityEngine::enabled(kMarker)) {
         if (checked(domain) != nullptr) end_range(id, false);
         return;
     }

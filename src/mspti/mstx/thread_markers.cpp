@@ -2,7 +2,6 @@
 
 #include <atomic>
 
-#include "core/clock.h"
 #include "core/marker_names.h"
 
 namespace mspti::mstx {
@@ -17,22 +16,12 @@ ThreadMarkers::~ThreadMarkers() {
     for (Entry &entry : cache_) names::release(entry.interned);
 }
 
-uint64_t ThreadMarkers::take_id() {
-    if (__builtin_expect(next_id_ == id_limit_, 0)) {
-        next_id_ = g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
-        id_limit_ = next_id_ + kIdBlock;
-    }
-    return next_id_++;
+void ThreadMarkers::take_id_block() {
+    next_id_ = g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
+    id_limit_ = next_id_ + kIdBlock;
 }
 
 uint64_t ThreadMarkers::take_shared_id() { return g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed); }
-
-uint64_t ThreadMarkers::timestamp() {
-    uint64_t t = clock::now_ns();
-    if (t < last_timestamp_) t = last_timestamp_;
-    last_timestamp_ = t;
-    return t;
-}
 
 const char *ThreadMarkers::intern_slow(Entry &entry, const char *message) {
     size_t length = strnlen(message, 255);

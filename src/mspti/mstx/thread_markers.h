@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/clock.h"
+
 namespace mspti::mstx {
 
 class ThreadMarkers {
@@ -18,10 +20,18 @@ public:
 
     // A fresh marker id (process-unique, from 1); ids come from per-thread blocks of 256, so the
     // shared counter is touched once per block.
-    uint64_t take_id();
+    uint64_t take_id() {
+        if (__builtin_expect(next_id_ == id_limit_, 0)) take_id_block();
+        return next_id_++;
+    }
 
     // Per-thread, never decreasing: the marker clock reading clamped to the last one.
-    uint64_t timestamp();
+    uint64_t timestamp() {
+        uint64_t t = clock::now_ns();
+        if (t < last_timestamp_) t = last_timestamp_;
+        last_timestamp_ = t;
+        return t;
+    }
 
     // The interned copy of `message` (a NUL-terminated text shorter than 255 bytes), pinned by
     // this thread's cache; nullptr if the message is too long. Repeated messages touch no shared
@@ -50,6 +60,7 @@ private:
     }
     static bool same_text(const char *a, const char *b) { return std::strcmp(a, b) == 0; }
     const char *intern_slow(Entry &entry, const char *message);
+    void take_id_block();
 
     uint64_t next_id_ = 0;
     uint64_t id_limit_ = 0;
