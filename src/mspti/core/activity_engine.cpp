@@ -14,7 +14,7 @@
 
 namespace mspti {
 
-thread_local ThreadStaging *t_staging = nullptr;
+constinit thread_local ThreadStaging *t_staging = nullptr;
 
 namespace {
 
@@ -223,22 +223,6 @@ void ActivityEngine::retire_current() {
     current_.seq = next_seq_++;
     completed_.push_back(current_);
     current_ = ClientBuffer{};
-}
-
-void ActivityEngine::assist(ThreadStaging *s) {
-    // Every quarter ring, the producer moves its own records into the current client buffer
-    // if the consumer lock is free right now. It never waits for the lock, never asks for a
-    // buffer and never hands one back: client code does not run on application threads here.
-    bool worker_needed;
-    if (!t_in_request && consumer_mutex_.try_lock()) {
-        std::unique_lock<std::mutex> lock(consumer_mutex_, std::adopt_lock);
-        drain(lock, s, false);
-        worker_needed = s->ring.read_tail() != s->ring.read_head() || !completed_.empty();
-    } else {
-        // Someone else is draining; wake the worker only if our ring is getting full.
-        worker_needed = s->ring.fill() >= s->ring.capacity() / 2;
-    }
-    if (worker_needed) nudge();
 }
 
 bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
