@@ -130,6 +130,27 @@ uint64_t next_marker_id() {
 
 void mark(const char *message, aclrtStream stream) {
     if (!default_domain_enabled()) return;
+    // The common case inline, with no call but the text compare: collecting, a host mark, a
+    // thread with its staging, a message its cache holds, room in the ring.
+    ThreadStaging *s = t_staging;
+    if (__builtin_expect(ActivityEngine::enabled(kMarker) && stream == nullptr && s != nullptr && message != nullptr, 1)) {
+        const char *name = s->markers.cached(message);
+        void *slot = name != nullptr ? s->ring.try_reserve() : nullptr;
+        if (__builtin_expect(slot != nullptr, 1)) {
+            auto *m = static_cast<msptiActivityMarker *>(slot);
+            m->kind = MSPTI_ACTIVITY_KIND_MARKER;
+            m->flag = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+            m->sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
+            m->timestamp = s->markers.timestamp();
+            m->id = s->markers.take_id();
+            m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
+            m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
+            m->name = name;
+            m->domain = kDefaultDomain;
+            ActivityEngine::commit(s, kMarker);
+            return;
+        }
+    }
     mark_in(kDefaultDomain, message, stream, "mstxMarkA");
 }
 

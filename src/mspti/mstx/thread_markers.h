@@ -36,6 +36,12 @@ public:
     // The interned copy of `message` (a NUL-terminated text shorter than 255 bytes), pinned by
     // this thread's cache; nullptr if the message is too long. Repeated messages touch no shared
     // state.
+    // The interned copy if this thread's cache holds `message` (same pointer, same text), else nullptr.
+    const char *cached(const char *message) const {
+        const Entry &entry = cache_[cache_index(message)];
+        return entry.key == message && same_text(message, entry.interned) ? entry.interned : nullptr;
+    }
+
     const char *intern(const char *message) {
         Entry &entry = cache_[cache_index(message)];
         // Same pointer is not enough: callers reuse buffers, so the text is compared too.
