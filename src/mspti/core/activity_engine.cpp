@@ -137,7 +137,7 @@ void ActivityEngine::record(const void *bytes) {
     if (!is_valid_kind(kind) || !enabled(kind)) return;
     ThreadStaging *s = staging();
     if (s == nullptr) {
-        count_unstaged_drop(kind);
+        instance().count_unstaged_drop(kind);
         return;
     }
     void *slot = reserve(s, kind);

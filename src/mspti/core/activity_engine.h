@@ -59,7 +59,7 @@ public:
     }
 
     // Copies a complete record (its kind read from the first 4 bytes) if that kind is enabled.
-    void record(const void *bytes);
+    static void record(const void *bytes);
 
     void register_callbacks(msptiBuffersCallbackRequestFunc request, msptiBuffersCallbackCompleteFunc complete);
     void flush_all();

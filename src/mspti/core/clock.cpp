@@ -157,7 +157,7 @@ uint64_t detail::now_ns_slow() {
     return mono + g_tsc.epoch_offset;
 }
 
-uint64_t monotonic_to_epoch(uint64_t monotonic_ns) {
+uint64_t detail::monotonic_to_epoch_slow(uint64_t monotonic_ns) {
     state();  // sets the offset on first use
     return monotonic_ns + g_tsc.epoch_offset;
 }

@@ -59,8 +59,17 @@ inline uint64_t now_ns() {
     return detail::now_ns_slow();
 }
 
-// Maps a CLOCK_MONOTONIC nanosecond value to epoch nanoseconds.
-uint64_t monotonic_to_epoch(uint64_t monotonic_ns);
+namespace detail {
+uint64_t monotonic_to_epoch_slow(uint64_t monotonic_ns);
+}
+
+// Maps a CLOCK_MONOTONIC nanosecond value to epoch nanoseconds (the device's times, per record).
+inline uint64_t monotonic_to_epoch(uint64_t monotonic_ns) {
+    // Once the mode has left kMonotonic the offset is set (it is written first).
+    if (__builtin_expect(detail::g_tsc.mode.load(std::memory_order_acquire) != detail::kMonotonic, 1))
+        return monotonic_ns + detail::g_tsc.epoch_offset;
+    return detail::monotonic_to_epoch_slow(monotonic_ns);
+}
 
 // Re-measures the TSC rate against CLOCK_MONOTONIC and steers the conversion towards it
 // without ever moving it backwards. Returns the suggested delay (ms) before the next call.
