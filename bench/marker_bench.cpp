@@ -85,6 +85,22 @@ void BM_ClockGettimeMonotonic(benchmark::State &state) {
 }
 BENCHMARK(BM_ClockGettimeMonotonic)->Threads(1)->Threads(2)->UseRealTime();
 
+// The floor of any timestamped record: one TSC read (what a mark's timestamp costs at least).
+void BM_ReadTsc(benchmark::State &state) {
+    for (auto _ : state) {
+#if defined(__x86_64__)
+        uint64_t t = __builtin_ia32_rdtsc();
+#else
+        timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t t = static_cast<uint64_t>(ts.tv_nsec);
+#endif
+        benchmark::DoNotOptimize(t);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReadTsc)->Threads(1)->UseRealTime()->ComputeStatistics("min", MinOf);
+
 void BM_MstxMarkA_CollectionOn(benchmark::State &state) {
     if (state.thread_index() == 0) Collect(true);
     for (auto _ : state) mstxMarkA("bench_mark", nullptr);

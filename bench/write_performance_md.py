@@ -76,6 +76,7 @@ def marker_section(results):
     range1 = ns(m, "BM_MstxRangeStartEnd_CollectionOn/real_time/threads:1")
     off = ns(m, "BM_MstxMarkA_ToolLoadedMarkerOff/real_time/threads:1")
     clock1 = ns(m, "BM_ClockGettimeMonotonic/real_time/threads:1")
+    tsc1 = ns(m, "BM_ReadTsc/real_time/threads:1")
     nvtx_mark = ns(n, "BM_NvtxMarkA_NoTool/real_time/threads:1") or ns(m, "BM_NvtxMarkA_NoTool/real_time/threads:1")
     nvtx_range = ns(n, "BM_NvtxRangePushPop_NoTool/real_time/threads:1") or ns(m, "BM_NvtxRangePushPop_NoTool/real_time/threads:1")
     notool_mark = ns(n, "BM_MstxMarkA_NoTool/real_time/threads:1")
@@ -91,6 +92,8 @@ def marker_section(results):
     ]
     if mark1 is not None:
         lines.append(f"| `mstxMarkA`, collection on, 1 thread | {fmt(mark1)} | `clock_gettime` {fmt(clock1)} | ≤ 40 ns | {verdict(mark1 <= 40)} |")
+    if mark1 is not None and tsc1:
+        lines.append(f"| `mstxMarkA`, collection on, against one TSC read | ×{mark1 / tsc1:.2f} | `rdtsc` {fmt(tsc1)} | ≤ ×2.0 | {verdict(mark1 <= 2.0 * tsc1)} |")
     if range1 is not None:
         lines.append(f"| `mstxRangeStartA`+`mstxRangeEnd`, collection on (2 records) | {fmt(range1)} | 2 × `clock_gettime` {fmt(2 * clock1 if clock1 else None)} | ≤ 80 ns | {verdict(range1 <= 80)} |")
     if off is not None:

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "mspti/common/error.h"
 #include "mspti/monitor.h"
 
 
@@ -20,8 +21,8 @@ struct Counters {
     std::atomic<uint64_t> dropped_taken{0};  // ... of which another monitor took them (libmspti: delivered)
 };
 
-/** Sets the calling thread's last error message and returns `result`. printf-style. */
-MsptiResult fail(MsptiResult result, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/** Sets the calling thread's last error message and returns `result` (libmspti's, in src/mspti/common). */
+using mspti::fail;
 
 /**
  * Records of `kind` libmspti dropped since the process started (msptiExtActivityGetNumDroppedRecords),
@@ -40,7 +41,7 @@ bool report_discarded(int kind, uint64_t count);
 bool reports_discarded();
 
 /** Name of a result code, e.g. "MSPTI_ERROR_INVALID_PARAMETER". */
-const char *result_name(int result);
+using mspti::result_name;
 
 }  // namespace mspti::detail
 

@@ -4,7 +4,7 @@
 #include "core/buffer_limit.h"
 #include "core/marker_names.h"
 #include "interpose/interposition.h"
-#include "mstx/range_table.h"
+#include "mstx/open_ranges.h"
 #include "mspti/mspti_ext.h"
 
 #define MSPTI_STR2(x) #x

@@ -1,4 +1,4 @@
-#include "common/error.h"
+#include "error.h"  // by its directory: also compiled into libmspti_monitor
 
 #include <cstdarg>
 #include <cstdio>
@@ -41,13 +41,9 @@ void emit(LogLevel l, const char *text) {
 
 }  // namespace
 
-msptiResult fail(msptiResult code, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
+void record_error(const char *format, va_list args) {
     std::vsnprintf(t_last_error, sizeof(t_last_error), format, args);
-    va_end(args);
     emit(LogLevel::Error, t_last_error);
-    return code;
 }
 
 void log(LogLevel l, const char *format, ...) {
@@ -62,7 +58,7 @@ void log(LogLevel l, const char *format, ...) {
 
 const char *last_error() { return t_last_error; }
 
-const char *result_name(msptiResult code) {
+const char *result_name(int code) {
     switch (code) {
     case MSPTI_SUCCESS: return "MSPTI_SUCCESS";
     case MSPTI_ERROR_INVALID_PARAMETER: return "MSPTI_ERROR_INVALID_PARAMETER";

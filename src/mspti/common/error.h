@@ -1,6 +1,10 @@
-// Error reporting for the C ABI: every failing call records a message saying what was
-// wrong (readable with msptiExtGetLastError) and optionally prints it (MSPTI_LOG_LEVEL).
+// Error reporting, shared by libmspti (C ABI) and libmspti_monitor (C++ API): every failing call
+// records a message saying what was wrong (the calling thread's last error: msptiExtGetLastError,
+// mspti::last_error_message) and logs it when MSPTI_LOG_LEVEL allows. Each library compiles its
+// own copy of error.cpp, so each keeps its own last error.
 #pragma once
+
+#include <cstdarg>
 
 #include "mspti/mspti_result.h"
 
@@ -8,15 +12,29 @@ namespace mspti {
 
 enum class LogLevel { Off = 0, Error = 1, Warning = 2, Info = 3 };
 
-// Records `message` as the calling thread's last error, logs it at Error level, returns `code`.
-msptiResult fail(msptiResult code, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/// Sets the calling thread's last error from a printf format and logs it at Error level.
+void record_error(const char *format, va_list args);
 
-// Logs a message (not an error of the current call) when the level allows it.
+/**
+ * Records a printf-formatted message as the calling thread's last error, logs it at Error level,
+ * and returns `code`. `Result` is msptiResult (C ABI) or mspti::MsptiResult (Monitor API).
+ */
+template <typename Result>
+__attribute__((format(printf, 2, 3))) Result fail(Result code, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    record_error(format, args);
+    va_end(args);
+    return code;
+}
+
+/// Logs a message (not an error of the current call) when the level allows it.
 void log(LogLevel level, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
-// The calling thread's last error message ("" if none).
+/// The calling thread's last error message ("" if none).
 const char *last_error();
 
-const char *result_name(msptiResult code);
+/// The name of a result code ("MSPTI_ERROR_INVALID_PARAMETER"); "MSPTI_ERROR_UNKNOWN" for others.
+const char *result_name(int code);
 
 }  // namespace mspti

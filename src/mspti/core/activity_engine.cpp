@@ -14,7 +14,7 @@
 
 namespace mspti {
 
-thread_local ThreadStaging *t_staging = nullptr;
+constinit thread_local ThreadStaging *t_staging = nullptr;
 
 namespace {
 
@@ -112,11 +112,11 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
                 }
             }
             if (completed) nudge();
-            if (void *slot = s->try_reserve()) return slot;
+            if (void *slot = s->ring.try_reserve()) return slot;
             if (!retry) break;
         }
     }
-    s->count_dropped(kind);
+    s->ring.count_dropped(kind);
     return nullptr;
 }
 
@@ -137,7 +137,7 @@ void ActivityEngine::record(const void *bytes) {
     if (!is_valid_kind(kind) || !enabled(kind)) return;
     ThreadStaging *s = staging();
     if (s == nullptr) {
-        count_unstaged_drop(kind);
+        instance().count_unstaged_drop(kind);
         return;
     }
     void *slot = reserve(s, kind);
@@ -225,22 +225,6 @@ void ActivityEngine::retire_current() {
     current_ = ClientBuffer{};
 }
 
-void ActivityEngine::assist(ThreadStaging *s) {
-    // Every quarter ring, the producer moves its own records into the current client buffer
-    // if the consumer lock is free right now. It never waits for the lock, never asks for a
-    // buffer and never hands one back: client code does not run on application threads here.
-    bool worker_needed;
-    if (!t_in_request && consumer_mutex_.try_lock()) {
-        std::unique_lock<std::mutex> lock(consumer_mutex_, std::adopt_lock);
-        drain(lock, s, false);
-        worker_needed = s->read_tail() != s->read_head() || !completed_.empty();
-    } else {
-        // Someone else is draining; wake the worker only if our ring is getting full.
-        worker_needed = s->fill() >= s->capacity() / 2;
-    }
-    if (worker_needed) nudge();
-}
-
 bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
     // Delivered counts are summed locally and published once per pass (and before any unlock).
     uint64_t copied[kKindCount] = {};
@@ -251,30 +235,30 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
         }
     };
     for (;;) {
-        uint64_t tail = s->read_tail();
-        uint64_t head = s->read_head();
+        uint64_t tail = s->ring.read_tail();
+        uint64_t head = s->ring.read_head();
         if (tail == head) return false;
         for (; tail != head; ++tail) {
-            const unsigned char *bytes = s->slot(tail);
+            const unsigned char *bytes = s->ring.slot(tail);
             int kind;
             std::memcpy(&kind, bytes, sizeof(kind));
             size_t size = record_size(kind);
             if (current_.data == nullptr || current_.size - current_.valid < size) {
-                s->release_to(tail);
+                s->ring.release_to(tail);
                 publish();
                 if (!may_obtain) return false;
                 Obtained obtained = obtain_buffer(lock, size);
                 if (obtained == Obtained::AtLimit) return true;  // records stay staged
                 if (obtained == Obtained::Declined) {
                     // Declined (or too small): drop what this pass holds, counted per kind.
-                    uint64_t now_tail = s->read_tail();
+                    uint64_t now_tail = s->ring.read_tail();
                     if (now_tail < head) {
                         for (uint64_t i = now_tail; i != head; ++i) {
                             int k;
-                            std::memcpy(&k, s->slot(i), sizeof(k));
+                            std::memcpy(&k, s->ring.slot(i), sizeof(k));
                             consumer_dropped_[k].fetch_add(1, std::memory_order_relaxed);
                         }
-                        s->release_to(head);
+                        s->ring.release_to(head);
                     }
                 }
                 break;  // re-read tail and head: the lock was released
@@ -283,7 +267,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             current_.valid += size;
             ++copied[kind];
         }
-        if (tail == head) s->release_to(tail);
+        if (tail == head) s->ring.release_to(tail);
         publish();
     }
 }
@@ -302,10 +286,10 @@ void ActivityEngine::reclaim_retired() {
     ThreadStaging **link = &stagings_;
     while (*link != nullptr) {
         ThreadStaging *s = *link;
-        if (s->retired.load(std::memory_order_acquire) && s->read_tail() == s->read_head()) {
+        if (s->retired.load(std::memory_order_acquire) && s->ring.read_tail() == s->ring.read_head()) {
             for (int k = 1; k < kKindCount; ++k) {
-                retired_produced_[k] += s->produced(k);
-                retired_dropped_[k] += s->dropped(k);
+                retired_produced_[k] += s->ring.produced(k);
+                retired_dropped_[k] += s->ring.dropped(k);
             }
             *link = s->next;
             delete s;
@@ -449,8 +433,8 @@ void ActivityEngine::stats(int kind, msptiExtActivityStats *out) {
     produced += exited;
     uint64_t dropped = retired_dropped_[kind] + exited + consumer_dropped_[kind].load(std::memory_order_relaxed);
     for (ThreadStaging *s = stagings_; s != nullptr; s = s->next) {
-        produced += s->produced(kind);
-        dropped += s->dropped(kind);
+        produced += s->ring.produced(kind);
+        dropped += s->ring.dropped(kind);
     }
     out->produced = produced;
     out->dropped = dropped;

@@ -21,38 +21,45 @@
 
 namespace mspti {
 
-extern thread_local ThreadStaging *t_staging;
+// Constant-initialised: reading it needs no TLS init check.
+extern constinit thread_local ThreadStaging *t_staging;
 
 class ActivityEngine {
 public:
     static ActivityEngine &instance();
 
-    bool enabled(int kind) const { return enabled_[kind].load(std::memory_order_relaxed); }
-    void set_enabled(int kind, bool on) { enabled_[kind].store(on, std::memory_order_relaxed); }
+    // The record path below is static: it touches the kind switches and this thread's staging
+    // only, and reaches the engine object on its slow paths (first record, full ring, nudges).
+    static bool enabled(int kind) { return enabled_[kind].load(std::memory_order_relaxed); }
+    static void set_enabled(int kind, bool on) { enabled_[kind].store(on, std::memory_order_relaxed); }
 
     // This thread's staging (created on first use, also in a thread's exit path); nullptr only if
     // it could not be registered.
-    ThreadStaging *staging() {
+    static ThreadStaging *staging() {
         ThreadStaging *s = t_staging;
-        return __builtin_expect(s != nullptr, 1) ? s : register_this_thread();
+        return __builtin_expect(s != nullptr, 1) ? s : instance().register_this_thread();
     }
 
     // A slot for one record of `kind`, or nullptr if it had to be dropped (counted).
-    void *reserve(ThreadStaging *s, int kind) {
-        void *slot = s->try_reserve();
-        return __builtin_expect(slot != nullptr, 1) ? slot : reserve_slow(s, kind);
+    static void *reserve(ThreadStaging *s, int kind) {
+        void *slot = s->ring.try_reserve();
+        return __builtin_expect(slot != nullptr, 1) ? slot : instance().reserve_slow(s, kind);
     }
 
     // A record that never reached a staging ring (its thread is exiting, or its range end
     // could not be tracked): counted as produced and dropped.
     void count_unstaged_drop(int kind) { exited_dropped_[kind].fetch_add(1, std::memory_order_relaxed); }
 
-    void commit(ThreadStaging *s, int kind) {
-        if (s->commit(kind)) assist(s);
+    // Every quarter ring the producer wakes the worker to drain it. It never drains there
+    // itself: the consumer lock and the current client buffer are shared, and producers moving
+    // records into the same buffer contend for both (thread CPU per mark grew by a quarter and
+    // more with a second producer). A producer touches them only when its ring is full.
+    static void commit(ThreadStaging *s, int kind) {
+        if (__builtin_expect(s->ring.commit(kind), 0)) instance().nudge();
     }
 
     // Copies a complete record (its kind read from the first 4 bytes) if that kind is enabled.
-    void record(const void *bytes);
+    static void record(const void *bytes);
 
     void register_callbacks(msptiBuffersCallbackRequestFunc request, msptiBuffersCallbackCompleteFunc complete);
     void flush_all();
@@ -92,7 +99,6 @@ private:
     ThreadStaging *register_this_thread();
     void *reserve_slow(ThreadStaging *s, int kind);
     void nudge();
-    void assist(ThreadStaging *s);
 
     // Consumer side; each takes the consumer lock held by `lock`. drain and drain_all return
     // true when they stopped at the limit of buffers in flight, leaving records staged.
@@ -122,7 +128,8 @@ private:
             start_worker();
     }
 
-    std::atomic<bool> enabled_[kKindCount] = {};
+    // Constant-initialised, outside the engine object: the record path reads them directly.
+    static inline std::atomic<bool> enabled_[kKindCount] = {};
 
     std::mutex consumer_mutex_;
     ThreadStaging *stagings_ = nullptr;

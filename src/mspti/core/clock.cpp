@@ -10,7 +10,17 @@
 #endif
 
 namespace mspti::clock {
+
+namespace detail {
+constinit TscConversion g_tsc;
+}  // namespace detail
+
 namespace {
+
+using detail::g_tsc;
+using detail::kMonotonic;
+using detail::kPendingTsc;
+using detail::kTsc;
 
 uint64_t read_clock(clockid_t id) {
     timespec ts;
@@ -56,12 +66,8 @@ Sample paired_sample() {
     return best;
 }
 
-// Conversion monotonic_ns = mono_base + ((tsc - tsc_base) * mult_q32) >> 32, published with a seqlock.
+// The calibrating thread's state (the published conversion is detail::g_tsc).
 struct Calibration {
-    std::atomic<uint32_t> seq{0};
-    std::atomic<uint64_t> tsc_base{0};
-    std::atomic<uint64_t> mono_base{0};
-    std::atomic<uint64_t> mult_q32{0};
     // Long baseline for the rate estimate; touched only by the calibrating thread.
     uint64_t first_tsc = 0;
     uint64_t first_mono = 0;
@@ -76,11 +82,8 @@ std::mutex g_calibrating;
 // then timestamps come from CLOCK_MONOTONIC itself, so nothing is ever skewed by a short baseline.
 constexpr uint64_t kBaselineNs = 10000000ull;
 
-enum Mode : int { kMonotonic, kPendingTsc, kTsc };
-
 struct State {
-    uint64_t epoch_offset = 0;
-    std::atomic<int> mode{kMonotonic};
+    std::atomic<int> &mode = g_tsc.mode;
     Sample start{0, 0};
     Calibration cal;
 
@@ -89,7 +92,7 @@ struct State {
         uint64_t m0 = monotonic_now();
         uint64_t real = read_clock(CLOCK_REALTIME);
         uint64_t m1 = monotonic_now();
-        epoch_offset = real - (m0 + (m1 - m0) / 2);
+        g_tsc.epoch_offset = real - (m0 + (m1 - m0) / 2);
         // No spinning here: the first sample opens the baseline, and the first timestamp read
         // after kBaselineNs (or the worker) closes it. Loading the library costs a few reads.
         if (has_invariant_tsc()) {
@@ -127,27 +130,15 @@ struct State {
     void publish(uint64_t tsc_base, uint64_t mono_base, uint64_t mult) {
         // Seqlock without fences (ThreadSanitizer does not model them): release stores keep the
         // odd sequence number ahead of the fields, and the fields ahead of the even one.
-        uint32_t s = cal.seq.load(std::memory_order_relaxed);
-        cal.seq.store(s + 1, std::memory_order_relaxed);
-        cal.tsc_base.store(tsc_base, std::memory_order_release);
-        cal.mono_base.store(mono_base, std::memory_order_release);
-        cal.mult_q32.store(mult, std::memory_order_release);
-        cal.seq.store(s + 2, std::memory_order_release);
+        uint32_t s = g_tsc.seq.load(std::memory_order_relaxed);
+        g_tsc.seq.store(s + 1, std::memory_order_relaxed);
+        g_tsc.tsc_base.store(tsc_base, std::memory_order_release);
+        g_tsc.mono_base.store(mono_base, std::memory_order_release);
+        g_tsc.mult_q32.store(mult, std::memory_order_release);
+        g_tsc.seq.store(s + 2, std::memory_order_release);
     }
 
-    uint64_t tsc_monotonic(uint64_t t) const {
-        uint64_t tsc_base, mono_base, mult;
-        uint32_t s;
-        do {
-            s = cal.seq.load(std::memory_order_acquire);
-            tsc_base = cal.tsc_base.load(std::memory_order_acquire);
-            mono_base = cal.mono_base.load(std::memory_order_acquire);
-            mult = cal.mult_q32.load(std::memory_order_acquire);
-        } while ((s & 1u) != 0 || s != cal.seq.load(std::memory_order_relaxed));
-        // A thread may read a tick older than the base it just loaded; never go below the base.
-        uint64_t delta = t > tsc_base ? t - tsc_base : 0;
-        return mono_base + static_cast<uint64_t>((static_cast<unsigned __int128>(delta) * mult) >> 32);
-    }
+    uint64_t tsc_monotonic(uint64_t t) const { return g_tsc.tsc_monotonic(t); }
 };
 
 State &state() {
@@ -157,17 +148,19 @@ State &state() {
 
 }  // namespace
 
-uint64_t now_ns() {
+uint64_t detail::now_ns_slow() {
     State &s = state();
-    if (__builtin_expect(s.mode.load(std::memory_order_acquire) == kTsc, 1))
-        return s.tsc_monotonic(ticks()) + s.epoch_offset;
+    if (s.mode.load(std::memory_order_acquire) == kTsc) return s.tsc_monotonic(ticks()) + g_tsc.epoch_offset;
     uint64_t mono = monotonic_now();
     if (s.mode.load(std::memory_order_relaxed) == kPendingTsc && mono - s.start.mono >= kBaselineNs)
         s.try_finish_calibration();
-    return mono + s.epoch_offset;
+    return mono + g_tsc.epoch_offset;
 }
 
-uint64_t monotonic_to_epoch(uint64_t monotonic_ns) { return monotonic_ns + state().epoch_offset; }
+uint64_t detail::monotonic_to_epoch_slow(uint64_t monotonic_ns) {
+    state();  // sets the offset on first use
+    return monotonic_ns + g_tsc.epoch_offset;
+}
 
 bool uses_tsc() { return state().mode.load(std::memory_order_acquire) != kMonotonic; }
 

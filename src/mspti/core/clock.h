@@ -9,15 +9,67 @@
 // CLOCK_MONOTONIC (by the virtual NPU) land in the same epoch.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace mspti::clock {
 
-// Epoch nanoseconds now. Not clamped: callers that need per-thread monotonicity clamp.
-uint64_t now_ns();
+namespace detail {
 
-// Maps a CLOCK_MONOTONIC nanosecond value to epoch nanoseconds.
-uint64_t monotonic_to_epoch(uint64_t monotonic_ns);
+enum Mode : int { kMonotonic, kPendingTsc, kTsc };
+
+// The TSC conversion, constant-initialised so that a reading needs no guard nor call:
+// monotonic_ns = mono_base + ((tsc - tsc_base) * mult_q32) >> 32, published with a seqlock.
+// epoch_offset is written once, before mode first leaves kMonotonic.
+struct TscConversion {
+    std::atomic<int> mode{kMonotonic};
+    uint64_t epoch_offset = 0;
+    std::atomic<uint32_t> seq{0};
+    std::atomic<uint64_t> tsc_base{0};
+    std::atomic<uint64_t> mono_base{0};
+    std::atomic<uint64_t> mult_q32{0};
+
+    uint64_t tsc_monotonic(uint64_t t) const {
+        uint64_t base, mono, mult;
+        uint32_t s;
+        do {
+            s = seq.load(std::memory_order_acquire);
+            base = tsc_base.load(std::memory_order_acquire);
+            mono = mono_base.load(std::memory_order_acquire);
+            mult = mult_q32.load(std::memory_order_acquire);
+        } while ((s & 1u) != 0 || s != seq.load(std::memory_order_relaxed));
+        // A thread may read a tick older than the base it just loaded; never go below the base.
+        uint64_t delta = t > base ? t - base : 0;
+        return mono + static_cast<uint64_t>((static_cast<unsigned __int128>(delta) * mult) >> 32);
+    }
+};
+extern TscConversion g_tsc;
+
+// Readings before the TSC is calibrated, or without one.
+uint64_t now_ns_slow();
+
+}  // namespace detail
+
+// Epoch nanoseconds now. Not clamped: callers that need per-thread monotonicity clamp.
+inline uint64_t now_ns() {
+#if defined(__x86_64__)
+    if (__builtin_expect(detail::g_tsc.mode.load(std::memory_order_acquire) == detail::kTsc, 1))
+        return detail::g_tsc.tsc_monotonic(__builtin_ia32_rdtsc()) + detail::g_tsc.epoch_offset;
+#endif
+    return detail::now_ns_slow();
+}
+
+namespace detail {
+uint64_t monotonic_to_epoch_slow(uint64_t monotonic_ns);
+}
+
+// Maps a CLOCK_MONOTONIC nanosecond value to epoch nanoseconds (the device's times, per record).
+inline uint64_t monotonic_to_epoch(uint64_t monotonic_ns) {
+    // Once the mode has left kMonotonic the offset is set (it is written first).
+    if (__builtin_expect(detail::g_tsc.mode.load(std::memory_order_acquire) != detail::kMonotonic, 1))
+        return monotonic_ns + detail::g_tsc.epoch_offset;
+    return detail::monotonic_to_epoch_slow(monotonic_ns);
+}
 
 // Re-measures the TSC rate against CLOCK_MONOTONIC and steers the conversion towards it
 // without ever moving it backwards. Returns the suggested delay (ms) before the next call.

@@ -1,34 +1,15 @@
 #include "core/thread_staging.h"
 
-#include "core/marker_names.h"
-
 #include <sys/syscall.h>
 #include <unistd.h>
 
 namespace mspti {
 
 ThreadStaging::ThreadStaging(uint32_t capacity)
-    : capacity_(capacity), mask_(capacity - 1), nudge_mask_(capacity / 4 - 1), slots_(new StagingSlot[capacity]) {
-    pid = getpid();
-    tid = static_cast<pid_t>(syscall(SYS_gettid));
-}
-
-ThreadStaging::~ThreadStaging() {
-    // Drained by now: the cached names may go once the buffers holding their records are back.
-    for (InternEntry &entry : intern_cache) names::release(entry.interned);
-    delete[] slots_;
-}
+    : ring(capacity), pid(getpid()), tid(static_cast<pid_t>(syscall(SYS_gettid))) {}
 
 void ThreadStaging::restart_after_fork() {
-    uint64_t quarter = nudge_mask_ + 1;
-    uint64_t index = (head_.load(std::memory_order_relaxed) / quarter + 1) * quarter - 1;
-    head_.store(index, std::memory_order_relaxed);
-    tail_.store(index, std::memory_order_relaxed);
-    cached_tail_ = index;
-    for (int k = 0; k < kKindCount; ++k) {
-        produced_[k].store(0, std::memory_order_relaxed);
-        dropped_[k].store(0, std::memory_order_relaxed);
-    }
+    ring.restart_after_fork();
     pid = getpid();
     tid = static_cast<pid_t>(syscall(SYS_gettid));
 }

@@ -1,104 +1,30 @@
-// Per-thread staging of records: a single-producer ring the recording thread fills without
-// locks or allocation, drained by whichever consumer (worker, FlushAll, the producer itself
-// when the ring is full) holds the engine's consumer lock.
+// What the engine keeps per recording thread: its staging ring, the identity its records carry
+// (pid and tid, renewed in a forked child), and its mstx state. Made on a thread's first record,
+// retired when the thread ends, freed by the consumer once its ring is drained.
 #pragma once
 
 #include <atomic>
-#include <cstdint>
-#include <cstring>
 #include <sys/types.h>
 
-#include "core/activity_kinds.h"
+#include "core/staging_ring.h"
+#include "mstx/thread_markers.h"
 
 namespace mspti {
 
-struct alignas(8) StagingSlot {
-    unsigned char bytes[kMaxRecordSize];
-};
-
-// Counter written by one thread and read by others: no read-modify-write needed.
-inline void bump(std::atomic<uint64_t> &counter) {
-    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
-
-class ThreadStaging {
-public:
+struct ThreadStaging {
     explicit ThreadStaging(uint32_t capacity);
-    ~ThreadStaging();
-    ThreadStaging(const ThreadStaging &) = delete;
-    ThreadStaging &operator=(const ThreadStaging &) = delete;
 
-    // Producer: a slot for the next record, or nullptr when the ring is full.
-    void *try_reserve() {
-        uint64_t h = head_.load(std::memory_order_relaxed);
-        if (h - cached_tail_ >= capacity_) {
-            cached_tail_ = tail_.load(std::memory_order_acquire);
-            if (h - cached_tail_ >= capacity_) return nullptr;
-        }
-        return slots_[h & mask_].bytes;
-    }
-
-    // Producer: publishes the reserved slot. Returns true when the consumer should be nudged.
-    bool commit(int kind) {
-        uint64_t h = head_.load(std::memory_order_relaxed) + 1;
-        head_.store(h, std::memory_order_release);
-        bump(produced_[kind]);
-        return (h & nudge_mask_) == 0;
-    }
-
-    // Producer: a record of `kind` that could not be staged.
-    void count_dropped(int kind) {
-        bump(produced_[kind]);
-        bump(dropped_[kind]);
-    }
-
-    // Consumer (under the engine's consumer lock): the unread range [tail, head).
-    uint64_t read_tail() const { return tail_.load(std::memory_order_relaxed); }
-    uint64_t read_head() const { return head_.load(std::memory_order_acquire); }
-    const unsigned char *slot(uint64_t index) const { return slots_[index & mask_].bytes; }
-    void release_to(uint64_t tail) { tail_.store(tail, std::memory_order_release); }
-
-    // In a forked child, on the thread that forked (the only one left): forgets what the parent
-    // staged (the parent delivers it), zeroes the counters, takes the child's pid and tid, and
-    // places the ring so that the child's first record asks for the worker.
+    // In a forked child, on the thread that forked: an empty ring, the child's pid and tid.
     void restart_after_fork();
 
-    uint64_t capacity() const { return capacity_; }
-    // Records staged and not yet drained (exact for the producer, approximate for others).
-    uint64_t fill() const { return head_.load(std::memory_order_relaxed) - tail_.load(std::memory_order_relaxed); }
-
-    uint64_t produced(int kind) const { return produced_[kind].load(std::memory_order_relaxed); }
-    uint64_t dropped(int kind) const { return dropped_[kind].load(std::memory_order_relaxed); }
-
-    // Producer-only state used by recorders on the same thread.
-    uint64_t next_marker_id = 0;
-    uint64_t marker_id_limit = 0;
-    uint64_t last_timestamp = 0;
+    StagingRing ring;
     pid_t pid = 0;
     pid_t tid = 0;
-
-    // Small direct-mapped cache of interned marker messages, keyed by the caller's pointer.
-    struct InternEntry {
-        const char *key;
-        const char *interned;
-    };
-    static constexpr unsigned kInternCacheSize = 64;
-    InternEntry intern_cache[kInternCacheSize] = {};
+    mstx::ThreadMarkers markers;  // producer-only
 
     // Set by the owning thread's exit; the consumer then frees the staging once drained.
     std::atomic<bool> retired{false};
     ThreadStaging *next = nullptr;  // engine's registry list, guarded by the consumer lock
-
-private:
-    alignas(64) std::atomic<uint64_t> head_{0};
-    uint64_t cached_tail_ = 0;
-    uint64_t capacity_;
-    uint64_t mask_;
-    uint64_t nudge_mask_;
-    StagingSlot *slots_;
-    std::atomic<uint64_t> produced_[kKindCount] = {};
-    std::atomic<uint64_t> dropped_[kKindCount] = {};
-    alignas(64) std::atomic<uint64_t> tail_{0};
 };
 
 }  // namespace mspti

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "common/slot_table.h"
 #include "core/activity_engine.h"
 #include "device/hccl_bandwidth.h"
 #include "device/vnpu_attach.h"
@@ -10,12 +11,9 @@
 namespace mspti::device {
 namespace {
 
-constexpr uint64_t kSlots = 1u << 12;
 constexpr uint64_t kProbes = 64;
-constexpr uint64_t kClaimed = ~0ull;
 
 struct Op {
-    std::atomic<uint64_t> markId{0};
     const char *name = nullptr;
     const char *commName = nullptr;
     uint64_t bytes = 0;
@@ -26,50 +24,32 @@ struct Op {
     std::atomic<uint32_t> streamId{0};
 };
 
-Op g_ops[kSlots];
+// Ops in flight, keyed by the marker id of their start.
+using Table = SlotTable<Op, 1u << 12>;
+Table g_ops;
 
 uint64_t home(uint64_t id) { return (id * 0x9E3779B97F4A7C15ull) >> 52; }
 
-Op *find(uint64_t markId) {
-    uint64_t h = home(markId);
-    for (uint64_t i = 0; i < kProbes; ++i) {
-        Op &op = g_ops[(h + i) & (kSlots - 1)];
-        if (op.markId.load(std::memory_order_acquire) == markId) return &op;
-    }
-    return nullptr;
-}
-
-Op *insert(uint64_t markId) {
-    uint64_t h = home(markId);
-    for (uint64_t i = 0; i < kProbes; ++i) {
-        Op &op = g_ops[(h + i) & (kSlots - 1)];
-        uint64_t expected = 0;
-        if (op.markId.load(std::memory_order_relaxed) == 0 &&
-            op.markId.compare_exchange_strong(expected, kClaimed, std::memory_order_acquire))
-            return &op;
-    }
-    return nullptr;
-}
-
-void forget(Op *op) { op->markId.store(0, std::memory_order_release); }
+uint64_t find(uint64_t markId) { return g_ops.find(markId, home(markId), kProbes); }
 
 }  // namespace
 
 uint64_t hccl_op_begin(const char *name, const char *commName, uint64_t bytes, void *stream) {
     uint64_t markId = mstx::next_marker_id();
-    Op *op = insert(markId);
-    if (op == nullptr) {
+    uint64_t at = g_ops.claim(home(markId), kProbes);
+    if (at == Table::kNone) {
         ActivityEngine::instance().count_unstaged_drop(MSPTI_ACTIVITY_KIND_HCCL);
         return 0;
     }
-    op->name = name;
-    op->commName = commName;
-    op->bytes = bytes;
-    op->failed.store(false, std::memory_order_relaxed);
-    op->start.store(0, std::memory_order_relaxed);
-    op->markId.store(markId, std::memory_order_release);  // published before the trace is enqueued
+    Op &op = g_ops.value(at);
+    op.name = name;
+    op.commName = commName;
+    op.bytes = bytes;
+    op.failed.store(false, std::memory_order_relaxed);
+    op.start.store(0, std::memory_order_relaxed);
+    g_ops.publish(at, markId);  // before the trace is enqueued
     if (stream_trace(stream, markId, MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE) != 0) {
-        forget(op);
+        g_ops.release(at);
         return 0;
     }
     return markId;
@@ -77,16 +57,19 @@ uint64_t hccl_op_begin(const char *name, const char *commName, uint64_t bytes, v
 
 void hccl_op_end(uint64_t markId, void *stream, bool failed) {
     if (failed) {
-        if (Op *op = find(markId)) op->failed.store(true, std::memory_order_relaxed);
+        uint64_t at = find(markId);
+        if (at != Table::kNone) g_ops.value(at).failed.store(true, std::memory_order_relaxed);
     }
     // Enqueued even for a failed op: the start trace is already queued and must find its end.
     if (stream_trace(stream, markId, MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE) == 0) return;
-    if (Op *op = find(markId)) forget(op);  // the end will never come
+    uint64_t at = find(markId);
+    if (at != Table::kNone) g_ops.release(at);  // the end will never come
 }
 
 bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId, uint64_t epochNs) {
-    Op *op = find(markId);
-    if (op == nullptr) return false;
+    uint64_t at = find(markId);
+    if (at == Table::kNone) return false;
+    Op *op = &g_ops.value(at);
     if (flag == MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE) {
         op->deviceId.store(deviceId, std::memory_order_relaxed);
         op->streamId.store(streamId, std::memory_order_relaxed);
@@ -94,7 +77,7 @@ bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t s
         return true;
     }
     if (op->failed.load(std::memory_order_relaxed)) {
-        forget(op);
+        g_ops.release(at);
         return true;
     }
     msptiActivityHccl r{};
@@ -106,8 +89,8 @@ bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t s
     r.bandWidth = hccl_bandwidth(op->bytes, r.start, r.end);
     r.name = op->name;
     r.commName = op->commName;
-    forget(op);
-    if (r.start != 0) ActivityEngine::instance().record(&r);
+    g_ops.release(at);
+    if (r.start != 0) ActivityEngine::record(&r);
     return true;
 }
 

@@ -23,12 +23,11 @@ SlotPool<PendingKernel, 1u << 16> g_pending;
 }  // namespace
 
 uint64_t on_kernel_enqueue(void *, const vnpuKernelInfo *info) {
-    ActivityEngine &engine = ActivityEngine::instance();
-    if (info == nullptr || !engine.enabled(MSPTI_ACTIVITY_KIND_KERNEL)) return 0;
+    if (info == nullptr || !ActivityEngine::enabled(MSPTI_ACTIVITY_KIND_KERNEL)) return 0;
     uint64_t id = correlation::generate();
     uint64_t tag = g_pending.claim();
     if (tag == 0) {
-        engine.count_unstaged_drop(MSPTI_ACTIVITY_KIND_KERNEL);  // too many kernels in flight
+        ActivityEngine::instance().count_unstaged_drop(MSPTI_ACTIVITY_KIND_KERNEL);  // too many kernels in flight
         return 0;
     }
     PendingKernel *k = g_pending.get(tag);
@@ -53,7 +52,7 @@ void on_kernel_executed(void *, uint64_t tag, uint64_t startNs, uint64_t endNs) 
     r.type = k->type;
     r.name = k->name;
     g_pending.release(tag);
-    ActivityEngine::instance().record(&r);
+    ActivityEngine::record(&r);
 }
 
 }  // namespace mspti::device

@@ -7,7 +7,7 @@
 #include "interpose/allocation_table.h"
 #include "interpose/api_scope.h"
 #include "interpose/memory_records.h"
-#include "interpose/real_symbol.h"
+#include "interpose/real_functions.h"
 
 using namespace mspti::interpose;
 using mspti::ActivityEngine;
@@ -107,148 +107,122 @@ aclError set(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, int32
     return result;
 }
 
-#define REAL(name) RealSymbol<decltype(&name)> real_##name{#name}
-REAL(aclrtMalloc);
-REAL(aclrtMallocWithCfg);
-REAL(aclrtMallocForTaskScheduler);
-REAL(aclrtMallocCached);
-REAL(aclrtFree);
-REAL(aclrtMallocHost);
-REAL(aclrtFreeHost);
-REAL(aclrtMemFlush);
-REAL(aclrtMemInvalidate);
-REAL(aclrtMemcpy);
-REAL(aclrtMemcpyAsync);
-REAL(aclrtMemcpy2d);
-REAL(aclrtMemcpy2dAsync);
-REAL(aclrtMemset);
-REAL(aclrtMemsetAsync);
-REAL(aclrtGetMemInfo);
-REAL(aclrtReserveMemAddress);
-REAL(aclrtReleaseMemAddress);
-REAL(aclrtMallocPhysical);
-REAL(aclrtFreePhysical);
-REAL(aclrtMemExportToShareableHandle);
-REAL(aclrtMemImportFromShareableHandle);
-REAL(aclrtMemSetPidToShareableHandle);
-#undef REAL
-
 }  // namespace
 
 MSPTI_INTERPOSE aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-    return allocate(real_aclrtMalloc, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMalloc", devPtr, size, policy);
+    return allocate(real::aclrtMalloc, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMalloc", devPtr, size, policy);
 }
 
 MSPTI_INTERPOSE aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
                                             aclrtMallocConfig *cfg) {
-    return allocate(real_aclrtMallocWithCfg, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMallocWithCfg", devPtr, size, policy,
+    return allocate(real::aclrtMallocWithCfg, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMallocWithCfg", devPtr, size, policy,
                     cfg);
 }
 
 MSPTI_INTERPOSE aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
                                                      aclrtMallocConfig *cfg) {
-    return allocate(real_aclrtMallocForTaskScheduler, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMallocForTaskScheduler",
+    return allocate(real::aclrtMallocForTaskScheduler, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMallocForTaskScheduler",
                     devPtr, size, policy, cfg);
 }
 
 // msPTI reports aclrtMallocCached under MALLOC (15), not MALLOC_CACHED (19).
 MSPTI_INTERPOSE aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-    return allocate(real_aclrtMallocCached, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMallocCached", devPtr, size, policy);
+    return allocate(real::aclrtMallocCached, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMallocCached", devPtr, size, policy);
 }
 
 MSPTI_INTERPOSE aclError aclrtFree(void *devPtr) {
-    return release(real_aclrtFree, MSPTI_CBID_RUNTIME_FREE, "aclrtFree", devPtr);
+    return release(real::aclrtFree, MSPTI_CBID_RUNTIME_FREE, "aclrtFree", devPtr);
 }
 
 MSPTI_INTERPOSE aclError aclrtMallocHost(void **hostPtr, size_t size) {
-    return plain(real_aclrtMallocHost, MSPTI_CBID_RUNTIME_MALLOC_HOST, "aclrtMallocHost", hostPtr, size);
+    return plain(real::aclrtMallocHost, MSPTI_CBID_RUNTIME_MALLOC_HOST, "aclrtMallocHost", hostPtr, size);
 }
 
 MSPTI_INTERPOSE aclError aclrtFreeHost(void *hostPtr) {
-    return plain(real_aclrtFreeHost, MSPTI_CBID_RUNTIME_FREE_HOST, "aclrtFreeHost", hostPtr);
+    return plain(real::aclrtFreeHost, MSPTI_CBID_RUNTIME_FREE_HOST, "aclrtFreeHost", hostPtr);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemFlush(void *devPtr, size_t size) {
-    return plain(real_aclrtMemFlush, MSPTI_CBID_RUNTIME_FLUSH_CACHE, "aclrtMemFlush", devPtr, size);
+    return plain(real::aclrtMemFlush, MSPTI_CBID_RUNTIME_FLUSH_CACHE, "aclrtMemFlush", devPtr, size);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemInvalidate(void *devPtr, size_t size) {
-    return plain(real_aclrtMemInvalidate, MSPTI_CBID_RUNTIME_INVALID_CACHE, "aclrtMemInvalidate", devPtr, size);
+    return plain(real::aclrtMemInvalidate, MSPTI_CBID_RUNTIME_INVALID_CACHE, "aclrtMemInvalidate", devPtr, size);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
-    return copy(real_aclrtMemcpy, MSPTI_CBID_RUNTIME_MEMCPY, "aclrtMemcpy", kind, count, false, nullptr, dst, destMax,
+    return copy(real::aclrtMemcpy, MSPTI_CBID_RUNTIME_MEMCPY, "aclrtMemcpy", kind, count, false, nullptr, dst, destMax,
                 src, count, kind);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                           aclrtMemcpyKind kind, aclrtStream stream) {
-    return copy(real_aclrtMemcpyAsync, MSPTI_CBID_RUNTIME_MEMCPY_ASYNC, "aclrtMemcpyAsync", kind, count, true, stream,
+    return copy(real::aclrtMemcpyAsync, MSPTI_CBID_RUNTIME_MEMCPY_ASYNC, "aclrtMemcpyAsync", kind, count, true, stream,
                 dst, destMax, src, count, kind, stream);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                        size_t height, aclrtMemcpyKind kind) {
-    return copy(real_aclrtMemcpy2d, MSPTI_CBID_RUNTIME_MEM_CPY2D, "aclrtMemcpy2d", kind,
+    return copy(real::aclrtMemcpy2d, MSPTI_CBID_RUNTIME_MEM_CPY2D, "aclrtMemcpy2d", kind,
                 static_cast<uint64_t>(width) * height, false, nullptr, dst, dpitch, src, spitch, width, height, kind);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                             size_t height, aclrtMemcpyKind kind, aclrtStream stream) {
-    return copy(real_aclrtMemcpy2dAsync, MSPTI_CBID_RUNTIME_MEM_CPY2D_ASYNC, "aclrtMemcpy2dAsync", kind,
+    return copy(real::aclrtMemcpy2dAsync, MSPTI_CBID_RUNTIME_MEM_CPY2D_ASYNC, "aclrtMemcpy2dAsync", kind,
                 static_cast<uint64_t>(width) * height, true, stream, dst, dpitch, src, spitch, width, height, kind,
                 stream);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
-    return set(real_aclrtMemset, MSPTI_CBID_RUNTIME_MEM_SET, "aclrtMemset", value, count, false, nullptr, devPtr,
+    return set(real::aclrtMemset, MSPTI_CBID_RUNTIME_MEM_SET, "aclrtMemset", value, count, false, nullptr, devPtr,
                maxCount, value, count);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
                                           aclrtStream stream) {
-    return set(real_aclrtMemsetAsync, MSPTI_CBID_RUNTIME_MEM_SET_ASYNC, "aclrtMemsetAsync", value, count, true, stream,
+    return set(real::aclrtMemsetAsync, MSPTI_CBID_RUNTIME_MEM_SET_ASYNC, "aclrtMemsetAsync", value, count, true, stream,
                devPtr, maxCount, value, count, stream);
 }
 
 MSPTI_INTERPOSE aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total) {
-    return plain(real_aclrtGetMemInfo, MSPTI_CBID_RUNTIME_MEM_GET_INFO, "aclrtGetMemInfo", attr, free, total);
+    return plain(real::aclrtGetMemInfo, MSPTI_CBID_RUNTIME_MEM_GET_INFO, "aclrtGetMemInfo", attr, free, total);
 }
 
 MSPTI_INTERPOSE aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
                                                 uint64_t flags) {
-    return allocate(real_aclrtReserveMemAddress, MSPTI_CBID_RUNTIME_RESERVE_MEM_ADDRESS, "aclrtReserveMemAddress",
+    return allocate(real::aclrtReserveMemAddress, MSPTI_CBID_RUNTIME_RESERVE_MEM_ADDRESS, "aclrtReserveMemAddress",
                     virPtr, size, alignment, expectPtr, flags);
 }
 
 MSPTI_INTERPOSE aclError aclrtReleaseMemAddress(void *virPtr) {
-    return release(real_aclrtReleaseMemAddress, MSPTI_CBID_RUNTIME_RELEASE_MEM_ADDRESS, "aclrtReleaseMemAddress",
+    return release(real::aclrtReleaseMemAddress, MSPTI_CBID_RUNTIME_RELEASE_MEM_ADDRESS, "aclrtReleaseMemAddress",
                    virPtr);
 }
 
 MSPTI_INTERPOSE aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
                                              uint64_t flags) {
-    return plain(real_aclrtMallocPhysical, MSPTI_CBID_RUNTIME_MALLOC_PHYSICAL, "aclrtMallocPhysical", handle, size,
+    return plain(real::aclrtMallocPhysical, MSPTI_CBID_RUNTIME_MALLOC_PHYSICAL, "aclrtMallocPhysical", handle, size,
                  prop, flags);
 }
 
 MSPTI_INTERPOSE aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
-    return plain(real_aclrtFreePhysical, MSPTI_CBID_RUNTIME_FREE_PHYSICAL, "aclrtFreePhysical", handle);
+    return plain(real::aclrtFreePhysical, MSPTI_CBID_RUNTIME_FREE_PHYSICAL, "aclrtFreePhysical", handle);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
                                                          uint64_t flags, uint64_t *shareableHandle) {
-    return plain(real_aclrtMemExportToShareableHandle, MSPTI_CBID_RUNTIME_MEM_EXPORT_TO_SHAREABLE_HANDLE,
+    return plain(real::aclrtMemExportToShareableHandle, MSPTI_CBID_RUNTIME_MEM_EXPORT_TO_SHAREABLE_HANDLE,
                  "aclrtMemExportToShareableHandle", handle, handleType, flags, shareableHandle);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
                                                            aclrtDrvMemHandle *handle) {
-    return plain(real_aclrtMemImportFromShareableHandle, MSPTI_CBID_RUNTIME_MEM_IMPORT_FROM_SHAREABLE_HANDLE,
+    return plain(real::aclrtMemImportFromShareableHandle, MSPTI_CBID_RUNTIME_MEM_IMPORT_FROM_SHAREABLE_HANDLE,
                  "aclrtMemImportFromShareableHandle", shareableHandle, deviceId, handle);
 }
 
 MSPTI_INTERPOSE aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum) {
-    return plain(real_aclrtMemSetPidToShareableHandle, MSPTI_CBID_RUNTIME_MEM_SET_PID_TO_SHAREABLE_HANDLE,
+    return plain(real::aclrtMemSetPidToShareableHandle, MSPTI_CBID_RUNTIME_MEM_SET_PID_TO_SHAREABLE_HANDLE,
                  "aclrtMemSetPidToShareableHandle", shareableHandle, pid, pidNum);
 }

@@ -4,11 +4,12 @@
 #include "core/correlation.h"
 #include "interpose/acl_abi.h"
 #include "interpose/api_scope.h"
-#include "interpose/real_symbol.h"
+#include "interpose/real_functions.h"
 
 using mspti::interpose::ApiScope;
 using mspti::interpose::kAclApiNotSupport;
 using mspti::interpose::RealSymbol;
+namespace real = mspti::interpose::real;
 
 namespace {
 
@@ -24,71 +25,58 @@ aclError forward(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, u
     return result;
 }
 
-RealSymbol<decltype(&aclrtSetDevice)> real_aclrtSetDevice{"aclrtSetDevice"};
-RealSymbol<decltype(&aclrtResetDevice)> real_aclrtResetDevice{"aclrtResetDevice"};
-RealSymbol<decltype(&aclrtCreateContext)> real_aclrtCreateContext{"aclrtCreateContext"};
-RealSymbol<decltype(&aclrtDestroyContext)> real_aclrtDestroyContext{"aclrtDestroyContext"};
-RealSymbol<decltype(&aclrtCreateStream)> real_aclrtCreateStream{"aclrtCreateStream"};
-RealSymbol<decltype(&aclrtDestroyStream)> real_aclrtDestroyStream{"aclrtDestroyStream"};
-RealSymbol<decltype(&aclrtSynchronizeStream)> real_aclrtSynchronizeStream{"aclrtSynchronizeStream"};
-RealSymbol<decltype(&aclrtLaunchKernel)> real_aclrtLaunchKernel{"aclrtLaunchKernel"};
-RealSymbol<decltype(&aclrtLaunchKernelV2)> real_aclrtLaunchKernelV2{"aclrtLaunchKernelV2"};
-RealSymbol<decltype(&aclrtLaunchKernelWithConfig)> real_aclrtLaunchKernelWithConfig{"aclrtLaunchKernelWithConfig"};
-RealSymbol<decltype(&aclrtLaunchKernelWithHostArgs)> real_aclrtLaunchKernelWithHostArgs{
-    "aclrtLaunchKernelWithHostArgs"};
-
 }  // namespace
 
 // aclInit (the interposition probe) is defined in interposition.cpp.
 
 MSPTI_INTERPOSE aclError aclrtSetDevice(int32_t deviceId) {
-    aclError result = forward(real_aclrtSetDevice, MSPTI_CBID_RUNTIME_DEVICE_SET, "aclrtSetDevice", 0, deviceId);
+    aclError result = forward(real::aclrtSetDevice, MSPTI_CBID_RUNTIME_DEVICE_SET, "aclrtSetDevice", 0, deviceId);
     mspti::device::attach_lazily();
     return result;
 }
 
 MSPTI_INTERPOSE aclError aclrtResetDevice(int32_t deviceId) {
-    return forward(real_aclrtResetDevice, MSPTI_CBID_RUNTIME_DEVICE_RESET, "aclrtResetDevice", 0, deviceId);
+    return forward(real::aclrtResetDevice, MSPTI_CBID_RUNTIME_DEVICE_RESET, "aclrtResetDevice", 0, deviceId);
 }
 
 MSPTI_INTERPOSE aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
-    return forward(real_aclrtCreateContext, MSPTI_CBID_RUNTIME_CONTEXT_CREATED, "aclrtCreateContext", 0, context,
+    return forward(real::aclrtCreateContext, MSPTI_CBID_RUNTIME_CONTEXT_CREATED, "aclrtCreateContext", 0, context,
                    deviceId);
 }
 
 MSPTI_INTERPOSE aclError aclrtDestroyContext(aclrtContext context) {
-    return forward(real_aclrtDestroyContext, MSPTI_CBID_RUNTIME_CONTEXT_DESTROY, "aclrtDestroyContext", 0, context);
+    return forward(real::aclrtDestroyContext, MSPTI_CBID_RUNTIME_CONTEXT_DESTROY, "aclrtDestroyContext", 0, context);
 }
 
 MSPTI_INTERPOSE aclError aclrtCreateStream(aclrtStream *stream) {
-    return forward(real_aclrtCreateStream, MSPTI_CBID_RUNTIME_STREAM_CREATED, "aclrtCreateStream", 0, stream);
+    return forward(real::aclrtCreateStream, MSPTI_CBID_RUNTIME_STREAM_CREATED, "aclrtCreateStream", 0, stream);
 }
 
 MSPTI_INTERPOSE aclError aclrtDestroyStream(aclrtStream stream) {
-    return forward(real_aclrtDestroyStream, MSPTI_CBID_RUNTIME_STREAM_DESTROY, "aclrtDestroyStream", 0, stream);
+    return forward(real::aclrtDestroyStream, MSPTI_CBID_RUNTIME_STREAM_DESTROY, "aclrtDestroyStream", 0, stream);
 }
 
 MSPTI_INTERPOSE aclError aclrtSynchronizeStream(aclrtStream stream) {
-    return forward(real_aclrtSynchronizeStream, MSPTI_CBID_RUNTIME_STREAM_SYNCHRONIZED, "aclrtSynchronizeStream", 0,
+    return forward(real::aclrtSynchronizeStream, MSPTI_CBID_RUNTIME_STREAM_SYNCHRONIZED, "aclrtSynchronizeStream", 0,
                    stream);
 }
 
 MSPTI_INTERPOSE aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                                            size_t argsSize, aclrtStream stream) {
-    return forward(real_aclrtLaunchKernel, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernel",
+    return forward(real::aclrtLaunchKernel, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernel",
                    mspti::correlation::generate(), funcHandle, numBlocks, argsData, argsSize, stream);
 }
 
 MSPTI_INTERPOSE aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                                              size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream) {
-    return forward(real_aclrtLaunchKernelV2, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernelV2",
+    return forward(real::aclrtLaunchKernelV2, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernelV2",
                    mspti::correlation::generate(), funcHandle, numBlocks, argsData, argsSize, cfg, stream);
 }
 
 MSPTI_INTERPOSE aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks,
                                                      aclrtStream stream, aclrtLaunchKernelCfg *cfg,
                                                      aclrtArgsHandle argsHandle, void *reserve) {
-    return forward(real_aclrtLaunchKernelWithConfig, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernelWithConfig",
+    return forward(real::aclrtLaunchKernelWithConfig, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernelWithConfig",
                    mspti::correlation::generate(), funcHandle, numBlocks, stream, cfg, argsHandle, reserve);
 }
 
@@ -96,7 +84,7 @@ MSPTI_INTERPOSE aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandl
                                                        aclrtStream stream, aclrtLaunchKernelCfg *cfg, void *hostArgs,
                                                        size_t argsSize, aclrtPlaceHolderInfo *placeHolderArray,
                                                        size_t placeHolderNum) {
-    return forward(real_aclrtLaunchKernelWithHostArgs, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernelWithHostArgs",
+    return forward(real::aclrtLaunchKernelWithHostArgs, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernelWithHostArgs",
                    mspti::correlation::generate(), funcHandle, numBlocks, stream, cfg, hostArgs, argsSize,
                    placeHolderArray, placeHolderNum);
 }

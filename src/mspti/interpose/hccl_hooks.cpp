@@ -10,41 +10,24 @@
 #include "device/hccl_ops.h"
 #include "interpose/acl_abi.h"
 #include "interpose/api_scope.h"
-#include "interpose/real_symbol.h"
+#include "interpose/real_functions.h"
 
 using namespace mspti::interpose;
 using mspti::device::hccl_type_size;
 
 namespace {
 
-#define REAL(name) RealSymbol<decltype(&name)> real_##name{#name}
-REAL(HcclGetRankSize);
-REAL(HcclGetCommName);
-REAL(HcclAllReduce);
-REAL(HcclBroadcast);
-REAL(HcclAllGather);
-REAL(HcclReduceScatter);
-REAL(HcclReduce);
-REAL(HcclScatter);
-REAL(HcclAlltoAll);
-REAL(HcclAlltoAllV);
-REAL(HcclBarrier);
-REAL(HcclSend);
-REAL(HcclRecv);
-REAL(HcclBatchSendRecv);
-#undef REAL
-
 bool hccl_on() { return mspti::ActivityEngine::instance().enabled(MSPTI_ACTIVITY_KIND_HCCL); }
 
 uint64_t rank_size(HcclComm comm) {
-    auto fn = real_HcclGetRankSize.get();
+    auto fn = real::HcclGetRankSize.get();
     uint32_t size = 0;
     if (fn == nullptr || fn(comm, &size) != kHcclSuccess) return 0;
     return size;
 }
 
 const char *comm_name(HcclComm comm) {
-    auto fn = real_HcclGetCommName.get();
+    auto fn = real::HcclGetCommName.get();
     char name[128] = {};
     if (fn == nullptr || fn(comm, name) != kHcclSuccess) return "";
     name[sizeof(name) - 1] = '\0';
@@ -85,21 +68,21 @@ uint64_t sum_counts(const void *counts, uint64_t n, HcclDataType type) {
 MSPTI_INTERPOSE HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
                                          HcclReduceOp op, HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclAllReduce, MSPTI_CBID_HCCL_ALLREDUCE, "HcclAllReduce", comm, stream,
+        real::HcclAllReduce, MSPTI_CBID_HCCL_ALLREDUCE, "HcclAllReduce", comm, stream,
         [&] { return elements_bytes(count, dataType); }, sendBuf, recvBuf, count, dataType, op, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType, uint32_t root,
                                          HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclBroadcast, MSPTI_CBID_HCCL_BROADCAST, "HcclBroadcast", comm, stream,
+        real::HcclBroadcast, MSPTI_CBID_HCCL_BROADCAST, "HcclBroadcast", comm, stream,
         [&] { return elements_bytes(count, dataType); }, buf, count, dataType, root, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount, HcclDataType dataType,
                                          HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclAllGather, MSPTI_CBID_HCCL_ALLGATHER, "HcclAllGather", comm, stream,
+        real::HcclAllGather, MSPTI_CBID_HCCL_ALLGATHER, "HcclAllGather", comm, stream,
         [&] { return elements_bytes(sendCount, dataType) * rank_size(comm); }, sendBuf, recvBuf, sendCount,
         dataType, comm, stream);
 }
@@ -108,7 +91,7 @@ MSPTI_INTERPOSE HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint6
                                              HcclDataType dataType, HcclReduceOp op, HcclComm comm,
                                              aclrtStream stream) {
     return run(
-        real_HcclReduceScatter, MSPTI_CBID_HCCL_REDUCE_SCATTER, "HcclReduceScatter", comm, stream,
+        real::HcclReduceScatter, MSPTI_CBID_HCCL_REDUCE_SCATTER, "HcclReduceScatter", comm, stream,
         [&] { return elements_bytes(recvCount, dataType) * rank_size(comm); }, sendBuf, recvBuf, recvCount,
         dataType, op, comm, stream);
 }
@@ -116,7 +99,7 @@ MSPTI_INTERPOSE HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint6
 MSPTI_INTERPOSE HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
                                       HcclReduceOp op, uint32_t root, HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclReduce, MSPTI_CBID_HCCL_REDUCE, "HcclReduce", comm, stream,
+        real::HcclReduce, MSPTI_CBID_HCCL_REDUCE, "HcclReduce", comm, stream,
         [&] { return elements_bytes(count, dataType); }, sendBuf, recvBuf, count, dataType, op, root, comm,
         stream);
 }
@@ -125,7 +108,7 @@ MSPTI_INTERPOSE HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t cou
 MSPTI_INTERPOSE HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
                                        uint32_t root, HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclScatter, MSPTI_CBID_HCCL_SCATTER, "HcclScatter", comm, stream, [] { return uint64_t{0}; },
+        real::HcclScatter, MSPTI_CBID_HCCL_SCATTER, "HcclScatter", comm, stream, [] { return uint64_t{0}; },
         sendBuf, recvBuf, recvCount, dataType, root, comm, stream);
 }
 
@@ -133,7 +116,7 @@ MSPTI_INTERPOSE HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount,
                                         const void *recvBuf, uint64_t recvCount, HcclDataType recvType,
                                         HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclAlltoAll, MSPTI_CBID_HCCL_ALL_TO_ALL, "HcclAlltoAll", comm, stream,
+        real::HcclAlltoAll, MSPTI_CBID_HCCL_ALL_TO_ALL, "HcclAlltoAll", comm, stream,
         [&] { return elements_bytes(sendCount, sendType) * rank_size(comm); }, sendBuf, sendCount, sendType,
         recvBuf, recvCount, recvType, comm, stream);
 }
@@ -143,7 +126,7 @@ MSPTI_INTERPOSE HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCo
                                          const void *rdispls, HcclDataType recvType, HcclComm comm,
                                          aclrtStream stream) {
     return run(
-        real_HcclAlltoAllV, MSPTI_CBID_HCCL_ALL_TO_ALLV, "HcclAlltoAllV", comm, stream,
+        real::HcclAlltoAllV, MSPTI_CBID_HCCL_ALL_TO_ALLV, "HcclAlltoAllV", comm, stream,
         [&]() -> uint64_t {
             if (sendCounts == nullptr || recvCounts == nullptr) return 0;
             if (hccl_type_size(sendType) == 0 || hccl_type_size(recvType) == 0) return 0;
@@ -155,28 +138,28 @@ MSPTI_INTERPOSE HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCo
 
 MSPTI_INTERPOSE HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclBarrier, MSPTI_CBID_HCCL_BARRIER, "HcclBarrier", comm, stream, [] { return uint64_t{0}; }, comm,
+        real::HcclBarrier, MSPTI_CBID_HCCL_BARRIER, "HcclBarrier", comm, stream, [] { return uint64_t{0}; }, comm,
         stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank,
                                     HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclSend, MSPTI_CBID_HCCL_SEND, "HcclSend", comm, stream,
+        real::HcclSend, MSPTI_CBID_HCCL_SEND, "HcclSend", comm, stream,
         [&] { return elements_bytes(count, dataType); }, sendBuf, count, dataType, destRank, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank,
                                     HcclComm comm, aclrtStream stream) {
     return run(
-        real_HcclRecv, MSPTI_CBID_HCCL_RECV, "HcclRecv", comm, stream,
+        real::HcclRecv, MSPTI_CBID_HCCL_RECV, "HcclRecv", comm, stream,
         [&] { return elements_bytes(count, dataType); }, recvBuf, count, dataType, srcRank, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclBatchSendRecv(HcclSendRecvItem *sendRecvInfo, uint32_t itemNum, HcclComm comm,
                                              aclrtStream stream) {
     return run(
-        real_HcclBatchSendRecv, MSPTI_CBID_HCCL_SENDRECV, "HcclBatchSendRecv", comm, stream,
+        real::HcclBatchSendRecv, MSPTI_CBID_HCCL_SENDRECV, "HcclBatchSendRecv", comm, stream,
         [&]() -> uint64_t {
             if (sendRecvInfo == nullptr) return 0;
             uint64_t total = 0;

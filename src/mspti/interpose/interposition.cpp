@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "device/vnpu_attach.h"
 #include "interpose/acl_abi.h"
-#include "interpose/real_symbol.h"
+#include "interpose/real_functions.h"
 
 namespace mspti::interpose {
 namespace {
@@ -74,14 +74,10 @@ void report_missing(const char *name) {
 
 }  // namespace mspti::interpose
 
-namespace {
-mspti::interpose::RealSymbol<decltype(&aclInit)> real_aclInit{"aclInit"};
-}  // namespace
-
 // The probe entry point. It has no callback id; interposing it also finds the runtime early
 // (device attach) in programs that call it first.
 MSPTI_INTERPOSE aclError aclInit(const char *configPath) {
-    auto fn = real_aclInit.get();
+    auto fn = mspti::interpose::real::aclInit.get();
     if (fn == nullptr) return mspti::interpose::kAclApiNotSupport;
     aclError result = fn(configPath);
     mspti::device::attach_lazily();

@@ -3,16 +3,13 @@
 #include <unistd.h>
 
 #include "core/activity_engine.h"
-#include "interpose/real_symbol.h"
+#include "interpose/real_functions.h"
 
 namespace mspti::interpose {
 namespace {
 
-RealSymbol<decltype(&aclrtGetDevice)> real_aclrtGetDevice{"aclrtGetDevice"};
-RealSymbol<decltype(&aclrtStreamGetId)> real_aclrtStreamGetId{"aclrtStreamGetId"};
-
 uint32_t current_device() {
-    auto fn = real_aclrtGetDevice.get();
+    auto fn = real::aclrtGetDevice.get();
     int32_t device = -1;
     if (fn == nullptr || fn(&device) != kAclSuccess || device < 0) return MSPTI_INVALID_DEVICE_ID;
     return static_cast<uint32_t>(device);
@@ -20,7 +17,7 @@ uint32_t current_device() {
 
 uint32_t stream_id(bool async, aclrtStream stream) {
     if (!async) return MSPTI_INVALID_STREAM_ID;
-    auto fn = real_aclrtStreamGetId.get();
+    auto fn = real::aclrtStreamGetId.get();
     int32_t id = -1;
     if (fn == nullptr || fn(stream, &id) != kAclSuccess || id < 0) return MSPTI_INVALID_STREAM_ID;
     return static_cast<uint32_t>(id);
@@ -54,7 +51,7 @@ void record_memory(msptiActivityMemoryOperationType op, uint64_t address, uint64
     r.processId = static_cast<uint32_t>(getpid());
     r.deviceId = current_device();
     r.streamId = MSPTI_INVALID_STREAM_ID;
-    ActivityEngine::instance().record(&r);
+    ActivityEngine::record(&r);
 }
 
 void record_memcpy(aclrtMemcpyKind kind, uint64_t bytes, HostSpan span, bool async, aclrtStream stream,
@@ -69,7 +66,7 @@ void record_memcpy(aclrtMemcpyKind kind, uint64_t bytes, HostSpan span, bool asy
     r.streamId = stream_id(async, stream);
     r.correlationId = correlationId;
     r.isAsync = async ? 1 : 0;
-    ActivityEngine::instance().record(&r);
+    ActivityEngine::record(&r);
 }
 
 void record_memset(int32_t value, uint64_t bytes, HostSpan span, bool async, aclrtStream stream,
@@ -84,7 +81,7 @@ void record_memset(int32_t value, uint64_t bytes, HostSpan span, bool async, acl
     r.streamId = stream_id(async, stream);
     r.correlationId = correlationId;
     r.isAsync = async ? 1 : 0;
-    ActivityEngine::instance().record(&r);
+    ActivityEngine::record(&r);
 }
 
 }  // namespace mspti::interpose

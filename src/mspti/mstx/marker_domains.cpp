@@ -12,7 +12,6 @@
 namespace mspti::mstx {
 namespace {
 
-std::atomic<bool> g_default_enabled{true};
 mstxDomainRegistration_st g_domains[kMaxDomains];
 std::atomic<size_t> g_domain_count{0};
 
@@ -34,8 +33,6 @@ mstxDomainRegistration_st *find_locked(const char *name) {
 }
 
 }  // namespace
-
-bool default_domain_enabled() { return g_default_enabled.load(std::memory_order_relaxed); }
 
 bool is_valid_name(const char *text) { return text != nullptr && strnlen(text, 255) < 255; }
 

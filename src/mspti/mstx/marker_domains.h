@@ -18,8 +18,10 @@ namespace mspti::mstx {
 constexpr const char *kDefaultDomain = "default";
 constexpr size_t kMaxDomains = 4096;
 
-// Whether the "default" domain (mstxMarkA, mstxRangeStartA, mstxRangeEnd) is enabled.
-bool default_domain_enabled();
+// Whether the "default" domain (mstxMarkA, mstxRangeStartA, mstxRangeEnd) is enabled; read
+// inline by every mark.
+inline constinit std::atomic<bool> g_default_enabled{true};
+inline bool default_domain_enabled() { return g_default_enabled.load(std::memory_order_relaxed); }
 
 // Valid name: non-NULL and shorter than 255 characters.
 bool is_valid_name(const char *text);

@@ -5,73 +5,31 @@
 
 #include "common/error.h"
 #include "core/activity_engine.h"
-#include "core/clock.h"
-#include "core/marker_names.h"
 #include "mstx/marker_domains.h"
-#include "mstx/range_table.h"
+#include "mstx/open_ranges.h"
 
 namespace mspti::mstx {
 namespace {
 
 constexpr int kMarker = MSPTI_ACTIVITY_KIND_MARKER;
-// Marker ids are handed to threads in blocks, so the id counter is not a shared hot spot.
-constexpr uint64_t kIdBlock = 256;
-std::atomic<uint64_t> g_next_id_block{1};
 std::atomic<StreamTraceFunc> g_stream_trace{nullptr};
 
-ActivityEngine &engine() {
-    static ActivityEngine &e = ActivityEngine::instance();
-    return e;
+// The record path uses ActivityEngine's static members; the object is needed off it only.
+ActivityEngine &engine() { return ActivityEngine::instance(); }
+
+__attribute__((noinline, cold)) const char *invalid_message(const char *message, const char *api) {
+    fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is %s", api,
+         message == nullptr ? "NULL" : "255 characters or longer");
+    return nullptr;
 }
 
-uint64_t take_marker_id(ThreadStaging *s) {
-    if (s->next_marker_id == s->marker_id_limit) {
-        s->next_marker_id = g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
-        s->marker_id_limit = s->next_marker_id + kIdBlock;
-    }
-    return s->next_marker_id++;
+// The interned copy of a message, or nullptr (with an error message) if it is invalid.
+inline const char *interned_message(ThreadStaging *s, const char *message, const char *api) {
+    const char *name = __builtin_expect(message != nullptr, 1) ? s->markers.intern(message) : nullptr;
+    return __builtin_expect(name != nullptr, 1) ? name : invalid_message(message, api);
 }
 
-// Per-thread, never decreasing.
-uint64_t timestamp(ThreadStaging *s) {
-    uint64_t t = clock::now_ns();
-    if (t < s->last_timestamp) t = s->last_timestamp;
-    s->last_timestamp = t;
-    return t;
-}
-
-unsigned cache_index(const char *p) {
-    auto v = reinterpret_cast<uintptr_t>(p);
-    return static_cast<unsigned>((v >> 3) ^ (v >> 9)) & (ThreadStaging::kInternCacheSize - 1);
-}
-
-// The interned copy of a message, or nullptr (with an error message) if it is invalid. The cache
-// entry pins it: repeated names touch no shared state; the name is reclaimed after the entry is
-// reused (or the thread's staging freed) and every record pointing to it has been delivered.
-const char *interned_message(ThreadStaging *s, const char *message, const char *api) {
-    if (message == nullptr) {
-        fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is NULL", api);
-        return nullptr;
-    }
-    ThreadStaging::InternEntry &entry = s->intern_cache[cache_index(message)];
-    // Same pointer is not enough: callers reuse buffers, so compare the text too.
-    if (entry.key == message && std::strcmp(message, entry.interned) == 0) return entry.interned;
-    size_t length = strnlen(message, 255);
-    if (length == 255) {
-        fail(MSPTI_ERROR_INVALID_PARAMETER, "%s: message is 255 characters or longer", api);
-        return nullptr;
-    }
-    // Miss: pin the new name before unpinning the one it replaces (they may be the same).
-    const char *previous = entry.interned;
-    entry.key = message;
-    entry.interned = names::acquire(message, length);
-    names::release(previous);
-    return entry.interned;
-}
-
-// Device half: enqueue the trace task first; if that fails the call records nothing.
-bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
-    if (stream == nullptr) return true;
+__attribute__((noinline)) bool trace_on_device(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
     StreamTraceFunc trace = g_stream_trace.load(std::memory_order_acquire);
     if (trace == nullptr) return true;
     if (trace(stream, id, static_cast<uint32_t>(flag)) != 0) {
@@ -82,37 +40,42 @@ bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
     return true;
 }
 
-void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
+// Device half: enqueue the trace task first; if that fails the call records nothing.
+inline bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag flag) {
+    return stream == nullptr || trace_on_device(stream, id, flag);
+}
+
+inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
                        const char *domain) {
-    void *slot = engine().reserve(s, kMarker);
+    void *slot = ActivityEngine::reserve(s, kMarker);
     if (slot == nullptr) return;
     auto *m = static_cast<msptiActivityMarker *>(slot);
     m->kind = MSPTI_ACTIVITY_KIND_MARKER;
     m->flag = flag;
     m->sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
-    m->timestamp = timestamp(s);
+    m->timestamp = s->markers.timestamp();
     m->id = id;
     m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
     m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
     m->name = name;
     m->domain = domain;
-    engine().commit(s, kMarker);
+    ActivityEngine::commit(s, kMarker);
 }
 
 // The staging of the calling thread, or nullptr if MARKER is off or the thread is exiting.
-ThreadStaging *marker_staging() {
-    if (!engine().enabled(kMarker)) return nullptr;
-    ThreadStaging *s = engine().staging();
-    if (s == nullptr) engine().count_unstaged_drop(kMarker);
+inline ThreadStaging *marker_staging() {
+    if (!ActivityEngine::enabled(kMarker)) return nullptr;
+    ThreadStaging *s = ActivityEngine::staging();
+    if (__builtin_expect(s == nullptr, 0)) engine().count_unstaged_drop(kMarker);
     return s;
 }
 
-void mark_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
+inline void mark_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
     ThreadStaging *s = marker_staging();
     if (s == nullptr) return;
     const char *name = interned_message(s, message, api);
     if (name == nullptr) return;
-    uint64_t id = take_marker_id(s);
+    uint64_t id = s->markers.take_id();
     msptiActivityFlag flag =
         stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
     if (!trace_on_stream(stream, id, flag)) return;
@@ -124,7 +87,7 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
     if (s == nullptr) return 0;
     const char *name = interned_message(s, message, api);
     if (name == nullptr) return 0;
-    uint64_t id = take_marker_id(s);
+    uint64_t id = s->markers.take_id();
     msptiActivityFlag flag =
         stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_START;
     if (!trace_on_stream(stream, id, flag)) return 0;
@@ -144,7 +107,7 @@ void end_range(mstxRangeId id, bool record) {
     void *stream = nullptr;
     if (!range_close(id, &stream)) return;  // 0, unknown, already ended or evicted: no record, as msPTI
     if (!record) return;                    // ended while not collecting: the end is not recorded
-    ThreadStaging *s = engine().staging();
+    ThreadStaging *s = ActivityEngine::staging();
     if (s == nullptr) {
         engine().count_unstaged_drop(kMarker);
         return;
@@ -160,13 +123,34 @@ void end_range(mstxRangeId id, bool record) {
 void set_stream_trace(StreamTraceFunc trace) { g_stream_trace.store(trace, std::memory_order_release); }
 
 uint64_t next_marker_id() {
-    ThreadStaging *s = engine().staging();
-    if (s != nullptr) return take_marker_id(s);
-    return g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
+    ThreadStaging *s = ActivityEngine::staging();
+    if (s != nullptr) return s->markers.take_id();
+    return ThreadMarkers::take_shared_id();
 }
 
 void mark(const char *message, aclrtStream stream) {
     if (!default_domain_enabled()) return;
+    // The common case inline, with no call but the text compare: collecting, a host mark, a
+    // thread with its staging, a message its cache holds, room in the ring.
+    ThreadStaging *s = t_staging;
+    if (__builtin_expect(ActivityEngine::enabled(kMarker) && stream == nullptr && s != nullptr && message != nullptr, 1)) {
+        const char *name = s->markers.cached(message);
+        void *slot = name != nullptr ? s->ring.try_reserve() : nullptr;
+        if (__builtin_expect(slot != nullptr, 1)) {
+            auto *m = static_cast<msptiActivityMarker *>(slot);
+            m->kind = MSPTI_ACTIVITY_KIND_MARKER;
+            m->flag = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+            m->sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
+            m->timestamp = s->markers.timestamp();
+            m->id = s->markers.take_id();
+            m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
+            m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
+            m->name = name;
+            m->domain = kDefaultDomain;
+            ActivityEngine::commit(s, kMarker);
+            return;
+        }
+    }
     mark_in(kDefaultDomain, message, stream, "mstxMarkA");
 }
 
@@ -175,7 +159,7 @@ mstxRangeId range_start(const char *message, aclrtStream stream) {
     return start_in(kDefaultDomain, message, stream, "mstxRangeStartA");
 }
 
-void range_end(mstxRangeId id) { end_range(id, engine().enabled(kMarker) && default_domain_enabled()); }
+void range_end(mstxRangeId id) { end_range(id, ActivityEngine::enabled(kMarker) && default_domain_enabled()); }
 
 mstxDomainHandle_t domain_create(const char *name) { return create_domain(name); }
 
@@ -195,19 +179,19 @@ mstxDomainRegistration_st *recording_domain(mstxDomainHandle_t domain, const cha
 }  // namespace
 
 void domain_mark(mstxDomainHandle_t domain, const char *message, aclrtStream stream) {
-    if (!engine().enabled(kMarker)) return;
+    if (!ActivityEngine::enabled(kMarker)) return;
     if (mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainMarkA"))
         mark_in(d->name, message, stream, "mstxDomainMarkA");
 }
 
 mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, aclrtStream stream) {
-    if (!engine().enabled(kMarker)) return 0;
+    if (!ActivityEngine::enabled(kMarker)) return 0;
     mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainRangeStartA");
     return d != nullptr ? start_in(d->name, message, stream, "mstxDomainRangeStartA") : 0;
 }
 
 void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id) {
-    if (!engine().enabled(kMarker)) {
+    if (!ActivityEngine::enabled(kMarker)) {
         if (checked(domain) != nullptr) end_range(id, false);
         return;
     }

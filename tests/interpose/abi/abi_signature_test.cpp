@@ -1,7 +1,7 @@
 // Every interposed entry point has the runtime's exact C signature (as far as the ABI sees it):
 // libmspti carries its own copy of the declarations, so this keeps the two from drifting apart.
 // The list compared is itself checked against what libmspti.so exports, so an entry point added
-// to the interposer without a line in interposed_functions.def fails here too (before, both maps
+// to the interposer without a line in src/mspti/interpose/interposed_functions.def fails here too (before, both maps
 // came from that list alone and a missing line went unnoticed).
 #include <elf.h>
 #include <gtest/gtest.h>

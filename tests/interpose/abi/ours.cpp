@@ -8,7 +8,7 @@
 std::map<std::string, std::string> our_signatures() {
     std::map<std::string, std::string> m;
 #define X(name) m[#name] = abi::Signature<decltype(name)>::text();
-#include "interposed_functions.def"
+#include "interpose/interposed_functions.def"
 #undef X
     return m;
 }

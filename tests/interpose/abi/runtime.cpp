@@ -9,7 +9,7 @@
 std::map<std::string, std::string> runtime_signatures() {
     std::map<std::string, std::string> m;
 #define X(name) m[#name] = abi::Signature<decltype(name)>::text();
-#include "interposed_functions.def"
+#include "interpose/interposed_functions.def"
 #undef X
     return m;
 }

@@ -1,0 +1,39 @@
+#include "mstx/thread_markers.h"
+
+#include <atomic>
+
+#include "core/marker_names.h"
+
+namespace mspti::mstx {
+namespace {
+
+constexpr uint64_t kIdBlock = 256;
+std::atomic<uint64_t> g_next_id_block{1};
+
+}  // namespace
+
+ThreadMarkers::~ThreadMarkers() {
+    for (Entry &entry : cache_) names::release(entry.interned);
+}
+
+void ThreadMarkers::take_id_block() {
+    next_id_ = g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
+    id_limit_ = next_id_ + kIdBlock;
+}
+
+uint64_t ThreadMarkers::take_shared_id() { return g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed); }
+
+const char *ThreadMarkers::intern_slow(Entry &entry, const char *message) {
+    size_t length = strnlen(message, 255);
+    if (length == 255) return nullptr;
+    // Pin the new name before unpinning the one it replaces (they may be the same). The entry
+    // pins it: the name is reclaimed after the entry is reused (or the thread's staging freed)
+    // and every record pointing to it has been delivered.
+    const char *previous = entry.interned;
+    entry.key = message;
+    entry.interned = names::acquire(message, length);
+    names::release(previous);
+    return entry.interned;
+}
+
+}  // namespace mspti::mstx

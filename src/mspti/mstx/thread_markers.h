@@ -1,0 +1,77 @@
+// The mstx state of one thread: its block of marker ids, its cache of interned messages and the
+// last marker timestamp. Producer-only (no atomics); lives in the thread's ThreadStaging, so it
+// is reached with the same thread-local load as the ring and freed with it.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/clock.h"
+
+namespace mspti::mstx {
+
+class ThreadMarkers {
+public:
+    ThreadMarkers() = default;
+    // Unpins the cached names: they are reclaimed once the buffers holding their records are back.
+    ~ThreadMarkers();
+    ThreadMarkers(const ThreadMarkers &) = delete;
+    ThreadMarkers &operator=(const ThreadMarkers &) = delete;
+
+    // A fresh marker id (process-unique, from 1); ids come from per-thread blocks of 256, so the
+    // shared counter is touched once per block.
+    uint64_t take_id() {
+        if (__builtin_expect(next_id_ == id_limit_, 0)) take_id_block();
+        return next_id_++;
+    }
+
+    // Per-thread, never decreasing: the marker clock reading clamped to the last one.
+    uint64_t timestamp() {
+        uint64_t t = clock::now_ns();
+        if (t < last_timestamp_) t = last_timestamp_;
+        last_timestamp_ = t;
+        return t;
+    }
+
+    // The interned copy of `message` (a NUL-terminated text shorter than 255 bytes), pinned by
+    // this thread's cache; nullptr if the message is too long. Repeated messages touch no shared
+    // state.
+    // The interned copy if this thread's cache holds `message` (same pointer, same text), else nullptr.
+    const char *cached(const char *message) const {
+        const Entry &entry = cache_[cache_index(message)];
+        return entry.key == message && same_text(message, entry.interned) ? entry.interned : nullptr;
+    }
+
+    const char *intern(const char *message) {
+        Entry &entry = cache_[cache_index(message)];
+        // Same pointer is not enough: callers reuse buffers, so the text is compared too.
+        if (__builtin_expect(entry.key == message, 1) && same_text(message, entry.interned)) return entry.interned;
+        return intern_slow(entry, message);
+    }
+
+    static constexpr unsigned kCacheSize = 64;
+
+    // A process-unique id without a thread context (a thread that is exiting).
+    static uint64_t take_shared_id();
+
+private:
+    struct Entry {
+        const char *key;
+        const char *interned;
+    };
+
+    static unsigned cache_index(const char *p) {
+        auto v = reinterpret_cast<uintptr_t>(p);
+        return static_cast<unsigned>((v >> 3) ^ (v >> 9)) & (kCacheSize - 1);
+    }
+    static bool same_text(const char *a, const char *b) { return std::strcmp(a, b) == 0; }
+    const char *intern_slow(Entry &entry, const char *message);
+    void take_id_block();
+
+    uint64_t next_id_ = 0;
+    uint64_t id_limit_ = 0;
+    uint64_t last_timestamp_ = 0;
+    Entry cache_[kCacheSize] = {};
+};
+
+}  // namespace mspti::mstx
