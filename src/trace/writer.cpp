@@ -43,6 +43,7 @@ constexpr size_t kMaxPending = 1u << 20;  // records held back for the capture r
 Writer::Writer(const Config &config) : config_(config), pid_(static_cast<uint32_t>(getpid())), filter_(config) {
     sem_init(&wake_, 0, 0);
     sem_init(&done_, 0, 0);
+    sem_init(&synced_, 0, 0);
 }
 
 void Writer::start() {
@@ -123,6 +124,17 @@ void Writer::wait_finished(int timeout_ms) {
             break;
         }
         if (errno != EINTR) break;  // timed out: give up waiting, the file keeps what it has
+    }
+}
+
+void Writer::sync_from_signal(int timeout_ms) {
+    if (!started_ || finished_.load()) return;
+    while (sem_trywait(&synced_) == 0) {  // a late post from an earlier request that timed out
+    }
+    sync_ = true;
+    sem_post(&wake_);
+    timespec until = deadline_in(timeout_ms);
+    while (sem_timedwait(&synced_, &until) != 0 && errno == EINTR && !finished_.load()) {
     }
 }
 
@@ -220,6 +232,12 @@ void Writer::run() {
             }
             sem_post(&done_);
             return;
+        }
+        if (sync_.exchange(false)) {
+            msptiActivityFlushAll(1);  // the handler's thread cannot
+            window(false);
+            sem_post(&synced_);
+            continue;
         }
         window(false);
     }
