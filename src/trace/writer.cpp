@@ -93,6 +93,9 @@ void Writer::on_complete(uint8_t *buffer, size_t, size_t validSize) {
         return;
     }
     full_.emplace_back(buffer, validSize);
+    // A window every kWakeBuffers full buffers too, not only every flush period: the writer keeps
+    // up during the run (less left for the exit) and works on a few MiB that stay in cache.
+    if (full_.size() == kWakeBuffers) sem_post(&wake_);
 }
 
 void Writer::finish(int timeout_ms) {

@@ -27,6 +27,7 @@ public:
     // Bounded memory: at most config.max_buffers buffers of kBufferBytes are out at once; when
     // all are, the request is declined and msPTI counts the records as dropped.
     static constexpr size_t kBufferBytes = 1u << 20;
+    static constexpr size_t kWakeBuffers = 2;
 
     explicit Writer(const Config &config);
     ~Writer() = delete;  // lives until the process ends: callbacks may come during exit
