@@ -171,7 +171,7 @@ void Writer::window(bool final) {
     for (auto &[buffer, valid] : full) {
         msptiActivity *rec = nullptr;
         while (msptiActivityGetNextRecord(buffer, valid, &rec) == MSPTI_SUCCESS && rec != nullptr) {
-            Record &r = pending_.emplace_back();  // decoded in place
+            Record &r = pending_.emplace_back(Record::kUnset);  // decoded in place
             if (!r.assign(rec, seq_++)) pending_.pop_back();
         }
     }
