@@ -1,6 +1,7 @@
 #include "sigterm.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
@@ -102,6 +103,8 @@ void install_sigterm(const SigtermActions &actions) {
     SigactionFn real = real_sigaction();
     if (real == nullptr) return;
     g_actions = actions;
+    // A child forked while another thread changes SIGTERM must not inherit g_update taken.
+    pthread_atfork([] { g_update.lock(); }, [] { g_update.unlock(); }, [] { g_update.unlock(); });
     struct sigaction current {};
     if (real(SIGTERM, nullptr, &current) != 0) return;
     if (apply(current) == 0) g_installed.store(true, std::memory_order_release);
