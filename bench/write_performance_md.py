@@ -332,8 +332,10 @@ def trace_section(results):
         "vnpu workloads (tests/trace/trace_workload) run untraced and traced (libmspti_trace.so +",
         "libmspti.so preloaded, every kind, pftrace), interleaved in the same run. Wall time is the whole",
         "process; CPU time counts every thread, the writer's included. The ≤ 5% target is about a",
-        "kernel-heavy workload (the first row); the tiny-kernel workload is nearly all per-record work",
-        "and gives the cost per record.",
+        "kernel-heavy workload (the first row), and counts as met only when the median and the fastest",
+        "runs both are within it; the tiny-kernel workload is nearly all per-record work and gives the",
+        "cost per record. On a shared 2-core machine the mix's wall time moves by tens of percent from",
+        "run to run (the runtime's stream synchronisation yields the CPU), more than the tool adds.",
         "",
         "| workload | records (dropped) | wall median traced / untraced | overhead (median) | overhead (min) | target ≤ 5% | CPU added per record | bytes per record |",
         "|---|---|---|---|---|---|---|---|",
@@ -347,7 +349,7 @@ def trace_section(results):
         lines.append(
             f"| {labels[name]}: {w['kernels']:,} kernels | {w['records']:,} ({w['dropped']}) | "
             f"{med['traced']:.3f} s / {med['untraced']:.3f} s | {w['overhead_median'] * 100:+.1f}% | "
-            f"{w['overhead_min'] * 100:+.1f}% | {verdict(w['overhead_median'] <= 0.05)} | "
+            f"{w['overhead_min'] * 100:+.1f}% | {verdict(max(w['overhead_median'], w['overhead_min']) <= 0.05)} | "
             f"{w['cpu_us_per_record']:.2f} µs | {w['bytes_per_record']:.1f} |")
     lines.append("")
     mix, tiny = workloads.get("mix"), workloads.get("tiny")
