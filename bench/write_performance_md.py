@@ -333,25 +333,47 @@ def trace_section(results):
     r = read_json(results, "trace_overhead.json")
     if r is None:
         return []
-    med, best, cpu = r["wall_median_s"], r["wall_min_s"], r["cpu_median_s"]
-    return [
+    workloads = r.get("workloads", {"tiny": r})  # results of before the kernel-heavy workload
+    lines = [
         "## mspti-trace overhead (bench/trace/trace_overhead.py)",
         "",
-        f"{r['kernels']:,} `aclnnAdd` kernels on the virtual NPU (tests/trace/trace_workload), run untraced and",
-        f"traced (libmspti_trace.so + libmspti.so preloaded, every kind, pftrace), {r['reps']} interleaved",
-        f"repetitions; {r['records']:,} records per traced run, {r['dropped']} dropped. Wall time is the whole process;",
-        "CPU time counts every thread, the writer's included.",
+        "vnpu workloads (tests/trace/trace_workload) run untraced and traced (libmspti_trace.so +",
+        "libmspti.so preloaded, every kind, pftrace), interleaved in the same run. Wall time is the whole",
+        "process; CPU time counts every thread, the writer's included. The ≤ 5% target is about a",
+        "kernel-heavy workload (the first row), and counts as met only when the median and the fastest",
+        "runs both are within it; the tiny-kernel workload is nearly all per-record work and gives the",
+        "cost per record. On a shared 2-core machine the mix's wall time moves by tens of percent from",
+        "run to run (the runtime's stream synchronisation yields the CPU), more than the tool adds.",
         "",
-        "| statistic | traced | untraced (same run) | overhead | target ≤ 5% |",
-        "|---|---|---|---|---|",
-        f"| wall time (median) | {med['traced']:.3f} s | {med['untraced']:.3f} s | {r['overhead_median'] * 100:+.1f}% | {verdict(r['overhead_median'] <= 0.05)} |",
-        f"| wall time (min) | {best['traced']:.3f} s | {best['untraced']:.3f} s | {r['overhead_min'] * 100:+.1f}% | {verdict(r['overhead_min'] <= 0.05)} |",
-        f"| CPU time (median) | {cpu['traced']:.3f} s | {cpu['untraced']:.3f} s | {(cpu['traced'] / cpu['untraced'] - 1) * 100:+.1f}% | |",
-        *([f"| CPU time added per record (median difference) | {r['cpu_us_per_record']:.2f} µs | | | |"]
-          if "cpu_us_per_record" in r else []),
-        f"| trace size | {r['bytes_per_record']:.1f} bytes per record ({r['bytes']:,} bytes) | | | |",
-        "",
+        "| workload | records (dropped) | wall median traced / untraced | overhead (median) | overhead (min) | target ≤ 5% | CPU added per record | bytes per record |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    labels = {"mix": "kernel-heavy mix", "tiny": "tiny kernels"}
+    for name in ("mix", "tiny"):
+        w = workloads.get(name)
+        if w is None:
+            continue
+        med = w["wall_median_s"]
+        lines.append(
+            f"| {labels[name]}: {w['kernels']:,} kernels | {w['records']:,} ({w['dropped']}) | "
+            f"{med['traced']:.3f} s / {med['untraced']:.3f} s | {w['overhead_median'] * 100:+.1f}% | "
+            f"{w['overhead_min'] * 100:+.1f}% | {verdict(max(w['overhead_median'], w['overhead_min']) <= 0.05)} | "
+            f"{w['cpu_us_per_record']:.2f} µs | {w['bytes_per_record']:.1f} |")
+    lines.append("")
+    mix, tiny = workloads.get("mix"), workloads.get("tiny")
+    if mix is not None and tiny is not None and tiny["cpu_us_per_record"] > 0:
+        # The mix's wall-time ratio moves with the machine's load; its records times the measured
+        # cost of a record bound what the tool can add to it even if all of it were on its critical path.
+        added = mix["records"] * tiny["cpu_us_per_record"] * 1e-6
+        lines.append(f"- kernel-heavy mix, bound from the cost per record: {mix['records']:,} records × "
+                     f"{tiny['cpu_us_per_record']:.2f} µs = {added * 1000:.1f} ms, "
+                     f"{added / mix['wall_median_s']['untraced'] * 100:.1f}% of its untraced wall time (median), "
+                     f"{added / mix['wall_min_s']['untraced'] * 100:.1f}% of the fastest untraced run.")
+    for name in ("mix", "tiny"):
+        if name in workloads and "what" in workloads[name]:
+            lines.append(f"- {labels[name]}: {workloads[name]['what']}; {workloads[name]['reps']} repetitions.")
+    lines.append("")
+    return lines
 
 
 def main():

@@ -1,6 +1,6 @@
 // The preloaded client: at load it reads the launcher's options, subscribes, registers the
 // writer's buffer callbacks and enables the kinds; at exit and on SIGTERM it has everything
-// written. It defines msptiSubscribe, msptiActivityRegisterCallbacks, msptiActivityEnable and
+// written (sigterm.cpp). It defines msptiSubscribe, msptiActivityRegisterCallbacks, msptiActivityEnable and
 // msptiActivityDisable in front of libmspti's, so that a program with its own msPTI client gets
 // the library to itself: the trace stops, the program's calls go through.
 #include <dlfcn.h>
@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "mspti/mspti.h"
+#include "sigterm.h"
 #include "writer.h"
 
 namespace mspti_trace {
@@ -55,7 +56,6 @@ std::atomic<uint32_t> g_ours{0};            // kinds this library enabled (bit p
 std::atomic<uint32_t> g_theirs{0};          // kinds the program enabled itself
 std::atomic<bool> g_active{false};
 std::mutex g_stop_mutex;
-struct sigaction g_old_term {};
 
 void request(uint8_t **buffer, size_t *size, size_t *maxNumRecords) { g_writer->on_request(buffer, size, maxNumRecords); }
 void complete(uint8_t *buffer, size_t size, size_t validSize) { g_writer->on_complete(buffer, size, validSize); }
@@ -95,23 +95,16 @@ void at_exit() { stop_tracing(false); }
 // A forked child has no writer thread: it is not traced (an exec traces it again).
 void in_child() { g_active.store(false); }
 
-void on_sigterm(int sig, siginfo_t *info, void *context) {
+// SIGTERM (sigterm.cpp): the process dies of it, or the program's own handler takes it.
+void finish_on_signal() {
     if (g_active.load() && g_writer != nullptr) {
         g_writer->finish_from_signal();
         g_writer->wait_finished(5000);
     }
-    // Chain to whatever was installed before us.
-    if (g_old_term.sa_flags & SA_SIGINFO) {
-        if (g_old_term.sa_sigaction != nullptr) g_old_term.sa_sigaction(sig, info, context);
-        return;
-    }
-    if (g_old_term.sa_handler == SIG_IGN) return;
-    if (g_old_term.sa_handler == SIG_DFL) {
-        signal(SIGTERM, SIG_DFL);
-        raise(SIGTERM);
-        return;
-    }
-    g_old_term.sa_handler(sig);
+}
+
+void sync_on_signal() {
+    if (g_active.load() && g_writer != nullptr) g_writer->sync_from_signal(5000);
 }
 
 __attribute__((constructor)) void init() {
@@ -154,14 +147,7 @@ __attribute__((constructor)) void init() {
     // After libmspti's own exit handler was registered, so that this one runs first.
     std::atexit(at_exit);
     pthread_atfork(nullptr, nullptr, in_child);
-    // Not in a Python interpreter: its signal module reports a C handler as None, and programs
-    // that save and restore SIGTERM's handler (vnpu.run does) would fail restoring it.
-    if (dlsym(RTLD_DEFAULT, "Py_IsInitialized") != nullptr) return;
-    struct sigaction sa {};
-    sa.sa_sigaction = on_sigterm;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &g_old_term);
+    install_sigterm(SigtermActions{finish_on_signal, sync_on_signal});
 }
 
 }  // namespace

@@ -23,14 +23,8 @@ bool PftraceSink::open(const std::string &path, std::string &error) {
     return true;
 }
 
-uint64_t PftraceSink::intern(Interned &table, const char *s, uint32_t field, Source source) {
-    Interned::Seen *seen = nullptr;
-    if (source != Source::kText) {
-        uint64_t bits = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s));
-        seen = &table.by_pointer[(bits * 0x9E3779B97F4A7C15ull) >> (64 - Interned::kSeenBits)];
-        // A record's pointer seen before is checked against its text: a runtime may reuse the memory.
-        if (seen->pointer == s && (source == Source::kLiteral || std::strcmp(seen->text, s) == 0)) return seen->iid;
-    }
+uint64_t PftraceSink::intern_slow(Interned &table, const char *s, uint32_t field, Source source) {
+    Interned::Seen *seen = source != Source::kText ? &table.by_pointer[Interned::slot(s)] : nullptr;
     std::string_view text(s);
     uint64_t iid;
     auto it = table.ids.find(text);
@@ -69,6 +63,105 @@ size_t PftraceSink::begin_packet(uint64_t ts) {
     first_ = false;
     out_.commit(p);
     return at;
+}
+
+char *PftraceSink::packet_head(char *p, uint64_t ts, char **length) {
+    static_assert(f::kTracePacket < 16 && f::kTimestamp < 16 && f::kSequenceId < 16 && f::kSequenceFlags < 16);
+    *p++ = proto::key(f::kTracePacket, proto::kLength);
+    *length = p++;
+    if (ts != 0) {
+        *p++ = proto::key(f::kTimestamp, proto::kVarint);
+        p = proto::put_varint(p, ts);
+    }
+    if (tail_size_ == 0) {
+        char *t = tail_;
+        *t++ = proto::key(f::kSequenceId, proto::kVarint);
+        t = proto::put_varint(t, pid_);
+        *t++ = proto::key(f::kSequenceFlags, proto::kVarint);
+        *t++ = static_cast<char>(proto::kNeedsIncrementalState);
+        tail_size_ = static_cast<size_t>(t - tail_);
+    }
+    std::memcpy(p, tail_, sizeof tail_);  // the room reserved covers the whole array
+    p += tail_size_;
+    if (first_) p[-1] = static_cast<char>(proto::kIncrementalStateCleared);
+    return p;
+}
+
+namespace {
+
+// Sets the one length byte reserved at `at` for what follows it up to `end`; false if it needs more.
+bool close_short(char *at, const char *end) {
+    size_t len = static_cast<size_t>(end - at - 1);
+    *at = static_cast<char>(len);
+    return len < 0x80;
+}
+
+}  // namespace
+
+bool PftraceSink::event_fast(const Slice &s, uint64_t type, const Arg *args, size_t nargs, uint64_t name,
+                             uint64_t category) {
+    static_assert(f::kTrackEvent < 16 && f::kTeType < 16 && f::kTeTrackUuid < 16 && f::kTeNameIid < 16 &&
+                  f::kTeCategoryIids < 16 && f::kTeDebugAnnotations < 16 && f::kDaNameIid < 16 &&
+                  f::kDaStringValue < 16);
+    if (!interned_.empty() || nargs > Slice::kMaxArgs) return false;
+    size_t lengths[Slice::kMaxArgs];
+    size_t need = 16 + 11 * 6 + 10;  // keys, varints and the flow id
+    for (size_t i = 0; i < nargs; ++i) {
+        lengths[i] = args[i].type == Arg::kString ? std::strlen(args[i].s) : 0;
+        if (lengths[i] >= 0x80) return false;
+        need += 4 + 11 + 11 + lengths[i];
+    }
+    char *p = out_.room(need);
+    char *packet = nullptr;
+    p = packet_head(p, s.start, &packet);
+    *p++ = proto::key(f::kTrackEvent, proto::kLength);
+    char *te = p++;
+    *p++ = proto::key(f::kTeType, proto::kVarint);
+    p = proto::put_varint(p, type);
+    *p++ = proto::key(f::kTeTrackUuid, proto::kVarint);
+    p = proto::put_varint(p, uuid(s.track));
+    *p++ = proto::key(f::kTeNameIid, proto::kVarint);
+    p = proto::put_varint(p, name);
+    *p++ = proto::key(f::kTeCategoryIids, proto::kVarint);
+    p = proto::put_varint(p, category);
+    for (size_t i = 0; i < nargs; ++i) {
+        const Arg &a = args[i];
+        *p++ = proto::key(f::kTeDebugAnnotations, proto::kLength);
+        char *da = p++;
+        *p++ = proto::key(f::kDaNameIid, proto::kVarint);
+        p = proto::put_varint(p, arg_ids_[i]);
+        switch (a.type) {
+        case Arg::kUint:
+            *p++ = proto::key(f::kDaUintValue, proto::kVarint);
+            p = proto::put_varint(p, a.u);
+            break;
+        case Arg::kInt:
+            *p++ = proto::key(f::kDaIntValue, proto::kVarint);
+            p = proto::put_varint(p, static_cast<uint64_t>(a.i));
+            break;
+        case Arg::kDouble:
+            *p++ = proto::key(f::kDaDoubleValue, proto::kFixed64);
+            std::memcpy(p, &a.d, 8);
+            p += 8;
+            break;
+        case Arg::kString:
+            *p++ = proto::key(f::kDaStringValue, proto::kLength);
+            *p++ = static_cast<char>(lengths[i]);
+            std::memcpy(p, a.s, lengths[i]);
+            p += lengths[i];
+            break;
+        }
+        if (!close_short(da, p)) return false;
+    }
+    if (s.flow != 0) {
+        p = proto::put_varint(p, (static_cast<uint64_t>(f::kTeFlowIds) << 3) | proto::kFixed64);
+        std::memcpy(p, &s.flow, 8);  // little-endian hosts only, as proto::Writer
+        p += 8;
+    }
+    if (!close_short(te, p) || !close_short(packet, p)) return false;
+    first_ = false;
+    out_.commit(p);
+    return true;
 }
 
 void PftraceSink::track(const Track &t) {
@@ -114,6 +207,7 @@ void PftraceSink::event(const Slice &s, uint64_t type, const Arg *args, size_t n
     arg_ids_.resize(nargs);
     Source arg_source = stable_names ? Source::kLiteral : Source::kText;
     for (size_t i = 0; i < nargs; ++i) arg_ids_[i] = intern(annotations_, args[i].name, f::kDebugAnnotationNames, arg_source);
+    if (event_fast(s, type, args, nargs, name, category)) return;
     proto::Writer w(out_);
     size_t p = begin_packet(s.start);
     if (!interned_.empty()) {
@@ -145,25 +239,37 @@ void PftraceSink::begin(const Slice &s) { event(s, proto::kSliceBegin, s.args, s
 
 void PftraceSink::instant(const Slice &s) { event(s, proto::kInstant, s.args, s.nargs, true); }
 
+// END and counter packets are under 128 bytes: written in one pass.
 void PftraceSink::end(uint32_t track, uint64_t ts) {
-    proto::Writer w(out_);
-    size_t p = begin_packet(ts);
-    size_t e = w.begin(f::kTrackEvent);
-    w.uint(f::kTeType, proto::kSliceEnd);
-    w.uint(f::kTeTrackUuid, uuid(track));
-    w.end(e);
-    w.end(p);
+    char *packet = nullptr;
+    char *p = packet_head(out_.room(64), ts, &packet);
+    *p++ = proto::key(f::kTrackEvent, proto::kLength);
+    char *te = p++;
+    *p++ = proto::key(f::kTeType, proto::kVarint);
+    *p++ = static_cast<char>(proto::kSliceEnd);
+    *p++ = proto::key(f::kTeTrackUuid, proto::kVarint);
+    p = proto::put_varint(p, uuid(track));
+    close_short(te, p);
+    close_short(packet, p);
+    first_ = false;
+    out_.commit(p);
 }
 
 void PftraceSink::counter(uint32_t track, const char *, uint64_t ts, int64_t value) {
-    proto::Writer w(out_);
-    size_t p = begin_packet(ts);
-    size_t e = w.begin(f::kTrackEvent);
-    w.uint(f::kTeType, proto::kCounter);
-    w.uint(f::kTeTrackUuid, uuid(track));
-    w.sint(f::kTeCounterValue, value);
-    w.end(e);
-    w.end(p);
+    char *packet = nullptr;
+    char *p = packet_head(out_.room(80), ts, &packet);
+    *p++ = proto::key(f::kTrackEvent, proto::kLength);
+    char *te = p++;
+    *p++ = proto::key(f::kTeType, proto::kVarint);
+    *p++ = static_cast<char>(proto::kCounter);
+    *p++ = proto::key(f::kTeTrackUuid, proto::kVarint);
+    p = proto::put_varint(p, uuid(track));
+    p = proto::put_varint(p, (static_cast<uint64_t>(f::kTeCounterValue) << 3) | proto::kVarint);
+    p = proto::put_varint(p, static_cast<uint64_t>(value));
+    close_short(te, p);
+    close_short(packet, p);
+    first_ = false;
+    out_.commit(p);
 }
 
 void PftraceSink::stats(const Stats &st, uint64_t ts, bool final) {

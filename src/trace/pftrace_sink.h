@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -37,6 +38,10 @@ private:
             const char *text = nullptr;  // our copy, to check a reused pointer against
         };
         static constexpr size_t kSeenBits = 10;
+        static size_t slot(const void *p) {
+            uint64_t bits = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+            return static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> (64 - kSeenBits));
+        }
         std::array<Seen, size_t{1} << kSeenBits> by_pointer{};
         std::deque<std::string> storage;                     // the texts, by iid - 1; never move
         std::unordered_map<std::string_view, uint64_t> ids;  // keys point into storage
@@ -44,14 +49,31 @@ private:
     // kLiteral: a string literal, the pointer alone identifies it. kPointer: a long-lived pointer
     // whose memory may be reused for other text. kText: a transient string.
     enum class Source { kLiteral, kPointer, kText };
-    uint64_t intern(Interned &table, const char *s, uint32_t field, Source source);
+    // Inline for the common case, a pointer seen before; the rest in intern_slow().
+    uint64_t intern(Interned &table, const char *s, uint32_t field, Source source) {
+        if (source != Source::kText) {
+            const Interned::Seen &seen = table.by_pointer[Interned::slot(s)];
+            // A record's pointer seen before is checked against its text: a runtime may reuse the memory.
+            if (seen.pointer == s && (source == Source::kLiteral || std::strcmp(seen.text, s) == 0)) return seen.iid;
+        }
+        return intern_slow(table, s, field, source);
+    }
+    uint64_t intern_slow(Interned &table, const char *s, uint32_t field, Source source);
     size_t begin_packet(uint64_t ts);
+    // A TracePacket's opening: key, one length byte (set by the caller), timestamp, sequence.
+    char *packet_head(char *p, uint64_t ts, char **length);
+    // The common case of event() in one pass: no new interned text, every nested message under
+    // 128 bytes. False (nothing written) otherwise.
+    bool event_fast(const Slice &s, uint64_t type, const Arg *args, size_t nargs, uint64_t name, uint64_t category);
     void event(const Slice &s, uint64_t type, const Arg *args, size_t nargs, bool stable_names);
     uint64_t uuid(uint32_t track) const { return (static_cast<uint64_t>(pid_) << 32) | track; }
 
     uint32_t pid_;
     int fd_ = -1;
     bool first_ = true;
+    // What follows the timestamp in every packet after the first: sequence id and flags.
+    char tail_[16];
+    size_t tail_size_ = 0;
     proto::Buffer out_;        // the window being built
     proto::Buffer interned_;   // InternedData of the packet being built
     Interned names_, categories_, annotations_;

@@ -10,6 +10,11 @@
 namespace mspti_trace {
 
 struct Record {
+    // Record r{} zeroes all; Record(kUnset) leaves it unwritten, for the copies assign() fills.
+    enum Unset { kUnset };
+    Record() = default;
+    explicit Record(Unset) {}
+
     union {
         msptiActivity any;
         msptiActivityApi api;

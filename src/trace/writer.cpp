@@ -43,6 +43,7 @@ constexpr size_t kMaxPending = 1u << 20;  // records held back for the capture r
 Writer::Writer(const Config &config) : config_(config), pid_(static_cast<uint32_t>(getpid())), filter_(config) {
     sem_init(&wake_, 0, 0);
     sem_init(&done_, 0, 0);
+    sem_init(&synced_, 0, 0);
 }
 
 void Writer::start() {
@@ -92,6 +93,9 @@ void Writer::on_complete(uint8_t *buffer, size_t, size_t validSize) {
         return;
     }
     full_.emplace_back(buffer, validSize);
+    // A window every kWakeBuffers full buffers too, not only every flush period: the writer keeps
+    // up during the run (less left for the exit) and works on a few MiB that stay in cache.
+    if (full_.size() == kWakeBuffers) sem_post(&wake_);
 }
 
 void Writer::finish(int timeout_ms) {
@@ -126,6 +130,17 @@ void Writer::wait_finished(int timeout_ms) {
     }
 }
 
+void Writer::sync_from_signal(int timeout_ms) {
+    if (!started_ || finished_.load()) return;
+    while (sem_trywait(&synced_) == 0) {  // a late post from an earlier request that timed out
+    }
+    sync_ = true;
+    sem_post(&wake_);
+    timespec until = deadline_in(timeout_ms);
+    while (sem_timedwait(&synced_, &until) != 0 && errno == EINTR && !finished_.load()) {
+    }
+}
+
 bool Writer::ensure_sink() {
     if (sink_ != nullptr) return true;
     if (sink_failed_) return false;
@@ -156,7 +171,7 @@ void Writer::window(bool final) {
     for (auto &[buffer, valid] : full) {
         msptiActivity *rec = nullptr;
         while (msptiActivityGetNextRecord(buffer, valid, &rec) == MSPTI_SUCCESS && rec != nullptr) {
-            Record &r = pending_.emplace_back();  // decoded in place
+            Record &r = pending_.emplace_back(Record::kUnset);  // decoded in place
             if (!r.assign(rec, seq_++)) pending_.pop_back();
         }
     }
@@ -220,6 +235,12 @@ void Writer::run() {
             }
             sem_post(&done_);
             return;
+        }
+        if (sync_.exchange(false)) {
+            msptiActivityFlushAll(1);  // the handler's thread cannot
+            window(false);
+            sem_post(&synced_);
+            continue;
         }
         window(false);
     }

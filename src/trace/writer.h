@@ -27,6 +27,7 @@ public:
     // Bounded memory: at most config.max_buffers buffers of kBufferBytes are out at once; when
     // all are, the request is declined and msPTI counts the records as dropped.
     static constexpr size_t kBufferBytes = 1u << 20;
+    static constexpr size_t kWakeBuffers = 2;
 
     explicit Writer(const Config &config);
     ~Writer() = delete;  // lives until the process ends: callbacks may come during exit
@@ -41,6 +42,9 @@ public:
     void finish_from_signal();
     // After finish_from_signal(): waits for the writer (bounded). Async-signal-safe in practice.
     void wait_finished(int timeout_ms);
+    // From a signal handler: the writer flushes msPTI and writes what was delivered so far, and
+    // tracing goes on; waits at most timeout_ms. Async-signal-safe in practice.
+    void sync_from_signal(int timeout_ms);
 
 private:
     void run();
@@ -53,8 +57,8 @@ private:
     std::vector<uint8_t *> free_;
     std::vector<std::pair<uint8_t *, size_t>> full_;
     size_t allocated_ = 0;
-    sem_t wake_{}, done_{};
-    std::atomic<bool> finishing_{false}, signalled_{false}, finished_{false}, started_{false};
+    sem_t wake_{}, done_{}, synced_{};
+    std::atomic<bool> finishing_{false}, signalled_{false}, finished_{false}, started_{false}, sync_{false};
     std::thread thread_;
     // Writer-thread state. Records are processed in start order, markers first on ties (so that
     // a capture range opens before what it encloses), then in arrival order.

@@ -2,7 +2,10 @@
 // including one that outgrows the single byte reserved for its length.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "proto.h"
 
@@ -10,6 +13,34 @@ namespace mspti_trace::proto {
 namespace {
 
 std::string bytes(const Buffer &b) { return std::string(b.data(), b.size()); }
+
+// The byte-at-a-time encoding, to check the word-at-a-time one against.
+std::string reference_varint(uint64_t v) {
+    std::string out;
+    while (v >= 0x80) {
+        out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+    return out;
+}
+
+TEST(Proto, VarintOfEveryLengthMatchesTheByteAtATimeEncoding) {
+    std::vector<uint64_t> values = {0, 1, 127, 128, 255, 300, 16383, 16384, UINT64_MAX, 1ull << 63, (1ull << 63) - 1,
+                                    1796048889633760677ull};
+    for (int bit = 0; bit < 64; ++bit) {
+        values.push_back(1ull << bit);
+        values.push_back((1ull << bit) - 1);
+        values.push_back((1ull << bit) + 1);
+    }
+    std::mt19937_64 random(7);
+    for (int i = 0; i < 10000; ++i) values.push_back(random() >> (random() % 64));
+    for (uint64_t v : values) {
+        char buf[16];
+        size_t n = static_cast<size_t>(put_varint(buf, v) - buf);
+        EXPECT_EQ(std::string(buf, n), reference_varint(v)) << v;
+    }
+}
 
 TEST(Proto, VarintsAndFixedWidth) {
     Buffer b;

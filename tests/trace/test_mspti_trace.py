@@ -346,6 +346,59 @@ def test_python_program_is_traced(tmp_path):
     assert set(cats) <= {"kernel"} | API_CATS  # --kinds kernel,api
 
 
+SIGTERM_PROGRAM = """\
+import os, signal, sys
+import vnpu
+print("initial", signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, flush=True)
+x = vnpu.ones(8, 8).npu()
+for _ in range(5):
+    x = x + x
+vnpu.synchronize()
+if sys.argv[1] == "handler":
+    def on_term(sig, frame):
+        print("handled", flush=True)
+        os._exit(3)
+    assert signal.signal(signal.SIGTERM, on_term) == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGTERM) is on_term
+print("READY", os.getpid(), flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize("mode", ["default", "handler"])
+def test_sigterm_to_a_python_program_writes_what_was_buffered(tmp_path, mode):
+    out = tmp_path / "out"
+    script = tmp_path / "prog.py"
+    script.write_text(SIGTERM_PROGRAM)
+    # No periodic writes: the records reach the file only through the SIGTERM handler.
+    cmd = [MSPTI_TRACE, "-o", str(out), "--flush-ms", "3600000", "--kinds", "kernel,api", "--",
+           PYTHON, str(script), mode]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    pid = None
+    for line in p.stdout:
+        lines.append(line.strip())
+        if line.startswith("READY"):
+            pid = int(line.split()[1])
+            break
+    assert pid is not None, (lines, p.stderr.read() if p.poll() is not None else "")
+    # Python's signal module sees the disposition the program had, not our handler (None).
+    assert lines[0] == "initial True"
+    os.kill(pid, signal.SIGTERM)
+    rest, err = p.communicate(timeout=60)
+    if mode == "default":
+        assert p.returncode == 128 + signal.SIGTERM, err
+    else:
+        # The program's own handler ran, with its own flags (the blocked read was interrupted).
+        assert p.returncode == 3, err
+        assert rest.split() == ["handled"]
+    (path,) = files(out, "pftrace")
+    t = reader.load_pftrace(path, strict=mode == "default")
+    slices, errors = reader.slices(t)
+    assert not [e for e in errors if "no open slice" in e]
+    assert sum(1 for s in slices if s["categories"] == ["kernel"]) == 5
+
+
 def test_bad_options_are_refused(tmp_path):
     r = trace(tmp_path / "o", "--kinds", "kernel,bogus", program=[WORKLOAD])
     assert r.returncode == 2 and "unknown kind(s) bogus" in r.stderr

@@ -2,12 +2,16 @@
 // iterations of aclnnAdd kernels (and an all-reduce when WORLD_SIZE > 1) inside mstx ranges.
 //
 //   trace_workload [--warmup W] [--iters N] [--kernels K] [--hold] [--loop] [--own-client]
+//   trace_workload --mix [--iters N] [--layers L] [--width D]
 //
 // Ranks come from vnpu.run's environment (RANK, WORLD_SIZE, LOCAL_RANK, VNPU_HCCL_ROOT_INFO).
 // --hold: after the work, print "READY <pid>" and wait for stdin to close. --loop: after the work,
 // print "READY" and go on iterating until killed. --phase2: after "READY", wait for a line on
 // stdin and run the iterations again. --own-client: register an msPTI client of
-// its own and print how many kernel records it got.
+// its own and print how many kernel records it got. --mix: a training-step-like mix instead (the
+// benchmark's kernel-heavy workload): per step L layers of matmul [64 x D] x [D x D], bias add,
+// ReLU and scale (tens of us to ms each on the CPU), an all-reduce of the gradients (a one-rank
+// communicator when WORLD_SIZE is 1), host-to-device and device-to-host copies, inside mstx ranges.
 #include <unistd.h>
 
 #include <atomic>
@@ -19,6 +23,9 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_matmul.h"
+#include "aclnnop/aclnn_mul.h"
+#include "aclnnop/aclnn_relu.h"
 #include "hccl/hccl.h"
 #include "mspti/mspti.h"
 #include "mstx/ms_tools_ext.h"
@@ -75,11 +82,72 @@ void add_kernel(Tensors &t, aclrtStream stream) {
     CHECK(aclnnAdd(nullptr, 0, executor, stream));
 }
 
+aclTensor *make_2d(void *dev, int64_t rows, int64_t cols) {
+    const int64_t shape[] = {rows, cols};
+    const int64_t strides[] = {cols, 1};
+    return aclCreateTensor(shape, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 2, dev);
+}
+
+void *device_buffer(size_t bytes, const std::vector<float> &init) {
+    void *p = nullptr;
+    CHECK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK(aclrtMemcpy(p, bytes, init.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+    return p;
+}
+
+// The training-step-like mix (--mix): returns the kernels launched.
+long run_mix(int steps, int layers, int64_t width, HcclComm comm, aclrtStream stream) {
+    constexpr int64_t kBatch = 64;
+    const size_t act_bytes = static_cast<size_t>(kBatch * width) * sizeof(float);
+    const size_t w_bytes = static_cast<size_t>(width * width) * sizeof(float);
+    std::vector<float> host_act(static_cast<size_t>(kBatch * width), 0.01f);
+    std::vector<float> host_w(static_cast<size_t>(width * width), 0.001f);
+    void *x = device_buffer(act_bytes, host_act), *y = device_buffer(act_bytes, host_act);
+    void *bias = device_buffer(act_bytes, host_act), *w = device_buffer(w_bytes, host_w);
+    aclTensor *tx = make_2d(x, kBatch, width), *ty = make_2d(y, kBatch, width);
+    aclTensor *tb = make_2d(bias, kBatch, width), *tw = make_2d(w, width, width);
+    float one = 1.0f, half = 0.5f;
+    aclScalar *alpha = aclCreateScalar(&one, ACL_FLOAT);
+    aclTensor *scale = nullptr;
+    void *scale_dev = device_buffer(act_bytes, std::vector<float>(static_cast<size_t>(kBatch * width), half));
+    scale = make_2d(scale_dev, kBatch, width);
+    long kernels = 0;
+    for (int step = 0; step < steps; ++step) {
+        mstxRangeId id = mstxRangeStartA("train_step", nullptr);
+        CHECK(aclrtMemcpyAsync(x, act_bytes, host_act.data(), act_bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream));
+        for (int l = 0; l < layers; ++l) {
+            uint64_t ws = 0;
+            aclOpExecutor *ex = nullptr;
+            CHECK(aclnnMatmulGetWorkspaceSize(tx, tw, ty, 0, &ws, &ex));
+            CHECK(aclnnMatmul(nullptr, 0, ex, stream));
+            CHECK(aclnnAddGetWorkspaceSize(ty, tb, alpha, tx, &ws, &ex));
+            CHECK(aclnnAdd(nullptr, 0, ex, stream));
+            CHECK(aclnnReluGetWorkspaceSize(tx, ty, &ws, &ex));
+            CHECK(aclnnRelu(nullptr, 0, ex, stream));
+            CHECK(aclnnMulGetWorkspaceSize(ty, scale, tx, &ws, &ex));
+            CHECK(aclnnMul(nullptr, 0, ex, stream));
+            kernels += 4;
+        }
+        if (comm != nullptr)
+            CHECK(HcclAllReduce(w, w, width * width, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream));
+        CHECK(aclrtMemcpyAsync(host_act.data(), act_bytes, x, act_bytes, ACL_MEMCPY_DEVICE_TO_HOST, stream));
+        mstxMarkA("step_done", nullptr);
+        CHECK(aclrtSynchronizeStream(stream));
+        mstxRangeEnd(id);
+    }
+    for (aclTensor *t : {tx, ty, tb, tw, scale}) aclDestroyTensor(t);
+    aclDestroyScalar(alpha);
+    for (void *p : {x, y, bias, w, scale_dev}) CHECK(aclrtFree(p));
+    return kernels;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     int warmup = 1, iters = 3, kernels = 4;
-    bool hold = false, loop = false, own = false, phase2 = false;
+    bool hold = false, loop = false, own = false, phase2 = false, mix = false;
+    int layers = 8;
+    int64_t width = 256;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--warmup" && i + 1 < argc) warmup = std::atoi(argv[++i]);
@@ -89,6 +157,9 @@ int main(int argc, char **argv) {
         else if (a == "--loop") loop = true;
         else if (a == "--own-client") own = true;
         else if (a == "--phase2") phase2 = true;
+        else if (a == "--mix") mix = true;
+        else if (a == "--layers" && i + 1 < argc) layers = std::atoi(argv[++i]);
+        else if (a == "--width" && i + 1 < argc) width = std::atoll(argv[++i]);
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
@@ -120,6 +191,21 @@ int main(int argc, char **argv) {
         CHECK(HcclCommInitRootInfo(static_cast<uint32_t>(world), &info, static_cast<uint32_t>(rank), &comm));
     }
 
+    if (mix) {
+        HcclComm one = nullptr;
+        if (comm == nullptr) {
+            int32_t dev = local;
+            CHECK(HcclCommInitAll(1, &dev, &one));
+        }
+        long k = run_mix(iters, layers, width, comm != nullptr ? comm : one, stream);
+        std::printf("workload: rank %d mix kernels %ld collectives %d ranges %d\n", rank, k, iters, iters);
+        if (one != nullptr) CHECK(HcclCommDestroy(one));
+        if (comm != nullptr) CHECK(HcclCommDestroy(comm));
+        CHECK(aclrtDestroyStream(stream));
+        CHECK(aclrtResetDevice(local));
+        aclFinalize();
+        return 0;
+    }
     const size_t bytes = kElems * sizeof(float);
     std::vector<float> host(kElems, 1.0f);
     Tensors t;
@@ -158,7 +244,12 @@ int main(int argc, char **argv) {
         std::printf("READY %d\n", static_cast<int>(getpid()));
         std::fflush(stdout);
         if (loop) {
-            for (;;) iteration("step");
+            // Paced (a load generator, not a wait): the tests that kill it read the file as it
+            // grows, and at full speed it grows by tens of MB a second.
+            for (;;) {
+                iteration("step");
+                usleep(1000);
+            }
         }
         char c;
         while (read(0, &c, 1) > 0 && !(phase2 && c == '\n')) {

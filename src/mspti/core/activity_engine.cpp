@@ -474,7 +474,7 @@ void ActivityEngine::start_worker_locked() {
 
 void ActivityEngine::worker_main() {
     using Clock = std::chrono::steady_clock;
-    auto next_calibration = Clock::now() + std::chrono::milliseconds(1000);
+    auto next_calibration = Clock::now();  // steered from the first wake: clock.cpp says when next
     auto next_periodic = Clock::now();
     for (;;) {
         uint32_t period = flush_period_ms_.load(std::memory_order_relaxed);
