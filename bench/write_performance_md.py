@@ -119,7 +119,7 @@ def marker_section(results):
             lines.append(f"| {label} throughput, 2 threads vs 1 (best of 5) | {1e3 / b2:.1f} M/s vs {1e3 / b1:.1f} M/s (×{b1 / b2:.2f}) | | ≥ 1.8× | {verdict(b1 / b2 >= 1.8)} |")
     lines += [
         "",
-        "NVTX with Nsight Systems attached costs about 27 ns per marker (peers.md); NVTX with no tool is the",
+        "NVTX with Nsight Systems attached costs about 27 ns per marker (26.7 ns min, 27.9 ns median, published in JuliaGPU/NVTX.jl#32); NVTX with no tool is the",
         "floor any header-only marker API can reach. Both benchmark binaries align loops to 64 bytes, so",
         "that sub-nanosecond loops are compared on equal footing.",
         "",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The guide's example 3.2 at its real size: ten fp16 1024x1024 matmuls on the virtual NPU with a
+"""The guide's example 3.2 (tests/python/guide/guide_3_2_kernel_single_card.py) at its real size: ten fp16 1024x1024 matmuls on the virtual NPU with a
 KernelMonitor running, next to numpy computing the same ten products in the same run.
 
 numpy multiplies fp16 matrices without BLAS (about 25 s for one 1024x1024 product here), so the

@@ -1,4 +1,4 @@
-"""Checks python_mstx_monitor's output (stdin): per rank one HOST and one DEVICE range (spec 3.7)."""
+"""Checks python_mstx_monitor's output (stdin): per rank one HOST and one DEVICE range (docs/compatibility.md, "Markers")."""
 import re
 import sys
 

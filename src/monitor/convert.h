@@ -1,4 +1,4 @@
-// C records (mspti_activity.h) to the owned values of monitor_types.h (spec 3.4): ids that do
+// C records (mspti_activity.h) to the owned values of monitor_types.h (docs/compatibility.md, "Python package"): ids that do
 // not apply are -1, NULL strings become "", enum values are copied unchanged. The conversion of
 // each record, and the checks that the schema's layouts are msPTI's, are generated from
 // schema/records.py (monitor_schema.h); the helpers they use are here.

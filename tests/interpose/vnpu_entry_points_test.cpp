@@ -144,7 +144,7 @@ TEST_F(EntryPoints, Memcpy2dAsyncCopiesAndRecordsWidthTimesHeight) {
     ASSERT_EQ(aclrtMemcpy2d(back.data(), kPitch, dev, kPitch, kWidth, kHeight, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
     for (size_t row = 0; row < kHeight; ++row) EXPECT_EQ(back[row * kPitch + kWidth - 1], 7) << row;
     // A bad width is the runtime's error, unchanged. As msPTI, the interposer does not check the
-    // return code: the attempt is still recorded (mspti-spec 4.2).
+    // return code: the attempt is still recorded (docs/compatibility.md, "Interposed functions").
     g_calls.clear();
     const aclError bad = aclrtMemcpy2dAsync(dev, kPitch, host.data(), kPitch, kWidth + kPitch, kHeight,
                                             ACL_MEMCPY_HOST_TO_DEVICE, stream_);

@@ -182,7 +182,7 @@ TEST(CollectiveMonitors, EveryCollectiveReportsItsNameAlgorithmCountAndType) {
             if (h.name != e.hccl) continue;
             hcclDevices.push_back(h.device_id);
             EXPECT_EQ(h.kind, mspti::MsptiActivityKind::MSPTI_ACTIVITY_KIND_HCCL);
-            // As msPTI: Scatter never queries the rank size, so its bandwidth is always 0 (mspti-spec 4.5).
+            // As msPTI: Scatter never queries the rank size, so its bandwidth is always 0 (docs/compatibility.md).
             if (std::string(e.hccl) == "HcclScatter") {
                 EXPECT_EQ(h.bandwidth, 0.0) << e.hccl;
             } else {

@@ -1,4 +1,4 @@
-// White-box tests of the pieces the delivery thread uses: record conversion (spec 3.4) and
+// White-box tests of the pieces the delivery thread uses: record conversion (docs/compatibility.md, "Python package") and
 // range pairing in the bounded table. Device records cannot be produced without a device,
 // so the host/device pairing rules are checked here on hand-made records.
 #include <gtest/gtest.h>

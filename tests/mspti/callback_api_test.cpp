@@ -1,4 +1,4 @@
-// Subscribe / unsubscribe / enable rules of the Callback API (spec 1.9). This binary links
+// Subscribe / unsubscribe / enable rules of the Callback API (docs/compatibility.md, "Callback API rules"). This binary links
 // libmspti directly and no other runtime, so libmspti's entry points are the ones resolved:
 // interposition is in effect.
 #include <thread>

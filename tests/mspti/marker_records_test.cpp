@@ -1,4 +1,4 @@
-// MARKER records from the mstx API, exactly as msPTI shapes them (spec 2.3, 2.4).
+// MARKER records from the mstx API, exactly as msPTI shapes them (docs/compatibility.md, "Markers").
 #include <sys/syscall.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// Every record's size, alignment and field offsets, pinned to msPTI's (spec 1.5).
+// Every record's size, alignment and field offsets, pinned to msPTI's (docs/compatibility.md, "Record layouts").
 #include <cstddef>
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 """Callback delivery: owned records, fan-out, exceptions, stop from a callback or another thread,
-callback lifetime, persistent thread state (swig-notes pitfalls)."""
+callback lifetime, persistent thread state (docs/architecture.md)."""
 
 import gc
 import pickle

@@ -1,4 +1,4 @@
-// API-family records from the runtime's host spans (mspti-spec 4.3): ACL level -> ACL_API, node
+// API-family records from the runtime's host spans (docs/compatibility.md, "API, kernel and communication records"): ACL level -> ACL_API, node
 // level -> NODE_API and API, runtime level -> RUNTIME_API; the HCCL level has no record of its
 // own. correlationId = the thread's latest id, so a node span joins the kernel it launched.
 #include <cstring>

@@ -1,4 +1,4 @@
-// HCCL bandwidth as msPTI computes it (mspti-spec 4.5): bytes moved by an op, divided by its
+// HCCL bandwidth as msPTI computes it (docs/compatibility.md, "HCCL records and bandwidth"): bytes moved by an op, divided by its
 // device duration in ns, i.e. GB/s with 1 GB = 1e9 B. "No value" is reported as 0.
 #pragma once
 

@@ -1,4 +1,4 @@
-// HCCL records (mspti-spec 4.5): an interposed Hccl* op brackets itself with two internal device
+// HCCL records (docs/compatibility.md, "HCCL records and bandwidth"): an interposed Hccl* op brackets itself with two internal device
 // markers; when the stream reaches both, the pair becomes one msptiActivityHccl (never MARKER
 // records). Ops in flight live in a fixed lock-free table keyed by marker id.
 #pragma once

@@ -1,5 +1,5 @@
 // KERNEL records. Enqueue is CANN's "task track" report: it takes a new correlation id (so one
-// aclnn launch consumes two: the launch interposer's and this one; mspti-spec 4.4) and parks the
+// aclnn launch consumes two: the launch interposer's and this one; docs/compatibility.md, "Correlation ids") and parks the
 // kernel's identity in a slot; execution turns the slot into a record with epoch times.
 #include "core/activity_engine.h"
 #include "core/clock.h"

@@ -1,4 +1,4 @@
-// Interposed ACL memory functions (mspti-spec 4.2): every one takes a new correlation id before
+// Interposed ACL memory functions (docs/compatibility.md, "Interposed functions"): every one takes a new correlation id before
 // ENTER; malloc/free/memcpy/memset also write a host record, before EXIT, when their kind is on.
 #include "core/activity_engine.h"
 #include "core/clock.h"

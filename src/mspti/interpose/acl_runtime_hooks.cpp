@@ -1,5 +1,5 @@
 // Interposed ACL runtime entry points: device, context and stream management (callbacks only)
-// and the four kernel launches (a new correlation id each, before ENTER; mspti-spec 4.2).
+// and the four kernel launches (a new correlation id each, before ENTER; docs/compatibility.md, "Interposed functions").
 #include "device/vnpu_attach.h"
 #include "core/correlation.h"
 #include "interpose/acl_abi.h"

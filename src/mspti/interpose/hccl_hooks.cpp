@@ -1,4 +1,4 @@
-// Interposed HCCL operations (mspti-spec 4.2, 4.5): with HCCL enabled each op (but the barrier)
+// Interposed HCCL operations (docs/compatibility.md, "Interposed functions", "HCCL records and bandwidth"): with HCCL enabled each op (but the barrier)
 // is bracketed by internal device markers that become one HCCL record with its bandwidth; the
 // Callback API's HCCL domain fires ENTER/EXIT around the real call. Order as msPTI: start
 // marker, ENTER, real call, EXIT, end marker.

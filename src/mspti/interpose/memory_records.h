@@ -1,4 +1,4 @@
-// MEMORY, MEMCPY and MEMSET records of the interposed memory functions (mspti-spec 4.2):
+// MEMORY, MEMCPY and MEMSET records of the interposed memory functions (docs/compatibility.md, "Interposed functions"):
 // host time around the real call, the thread's latest correlation id, the current device.
 #pragma once
 
