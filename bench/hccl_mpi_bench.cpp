@@ -27,7 +27,7 @@ double timeBatch(int iters, Fn fn) {
     return slowest / iters;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char **argv) {
     int provided = 0, rank = 0, size = 0;
@@ -76,10 +76,10 @@ int main(int argc, char **argv) {
         }
         const double factor = 2.0 * (size - 1) / size;
         if (rank == 0) {
-            std::printf("%s\n  {\"bytes\": %zu, \"iterations\": %d, \"vnpu_s\": %.9f, \"mpi_s\": %.9f, "
-                        "\"vnpu_busbw_gbps\": %.4f, \"mpi_busbw_gbps\": %.4f}",
-                        first ? "" : ",", bytes, iters, vnpu, mpi, bytes / vnpu * factor / 1e9,
-                        bytes / mpi * factor / 1e9);
+            std::printf(
+                "%s\n  {\"bytes\": %zu, \"iterations\": %d, \"vnpu_s\": %.9f, \"mpi_s\": %.9f, "
+                "\"vnpu_busbw_gbps\": %.4f, \"mpi_busbw_gbps\": %.4f}",
+                first ? "" : ",", bytes, iters, vnpu, mpi, bytes / vnpu * factor / 1e9, bytes / mpi * factor / 1e9);
             std::fflush(stdout);
         }
         first = false;

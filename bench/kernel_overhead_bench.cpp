@@ -109,8 +109,8 @@ void BM_SmallKernels(benchmark::State &state) {
     if (collect) {
         msptiActivityFlushAll(1);
         msptiActivityDisable(MSPTI_ACTIVITY_KIND_KERNEL);
-        state.counters["records_per_kernel"] = static_cast<double>(g_records.load() - before) /
-                                               static_cast<double>(state.iterations() * kBatch);
+        state.counters["records_per_kernel"] =
+            static_cast<double>(g_records.load() - before) / static_cast<double>(state.iterations() * kBatch);
     }
     state.SetItemsProcessed(state.iterations() * kBatch);
 }
@@ -153,12 +153,37 @@ private:
     std::map<std::string, std::vector<double>> cpu_;
 };
 
+// Fixed work for counting instructions (bench/kernel_overhead_instructions.sh runs it under
+// callgrind): BATCHES batches of kBatch kernels, with KERNEL collection on or off, then a flush.
+int run_fixed(bool collect, int batches) {
+    Device &d = device();
+    if (collect) msptiActivityEnable(MSPTI_ACTIVITY_KIND_KERNEL);
+    for (int b = 0; b < batches; ++b) {
+        for (int i = 0; i < kBatch; ++i)
+            if (!d.add()) return 1;
+        aclrtSynchronizeStream(d.stream);
+    }
+    msptiActivityFlushAll(1);
+    if (collect && g_records.load() != static_cast<uint64_t>(batches) * kBatch) {
+        std::fprintf(stderr, "expected %d kernel records, got %llu\n", batches * kBatch,
+                     static_cast<unsigned long long>(g_records.load()));
+        return 1;
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     msptiSubscriberHandle subscriber = nullptr;
     msptiSubscribe(&subscriber, nullptr, nullptr);
     msptiActivityRegisterCallbacks(&request, &complete);
+    // --fixed=collect|baseline BATCHES: a fixed amount of work, no timing (for callgrind).
+    if (argc == 3 && std::string(argv[1]).rfind("--fixed=", 0) == 0) {
+        int rc = run_fixed(std::string(argv[1]) == "--fixed=collect", std::atoi(argv[2]));
+        msptiUnsubscribe(subscriber);
+        return rc;
+    }
     // Defaults suited to a shared machine; any --benchmark_* flag on the command line overrides them.
     std::vector<char *> args(argv, argv + argc);
     static char reps[] = "--benchmark_repetitions=25";

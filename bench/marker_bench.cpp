@@ -141,7 +141,11 @@ void BM_MstxMarkA_NewNameEachCall_CollectionOn(benchmark::State &state) {
     state.SetItemsProcessed(state.iterations());
     if (state.thread_index() == 0) msptiActivityFlushAll(1);
 }
-BENCHMARK(BM_MstxMarkA_NewNameEachCall_CollectionOn)->Threads(1)->Threads(2)->UseRealTime()->ComputeStatistics("min", MinOf);
+BENCHMARK(BM_MstxMarkA_NewNameEachCall_CollectionOn)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->ComputeStatistics("min", MinOf);
 
 void BM_MstxMarkA_ToolLoadedMarkerOff(benchmark::State &state) {
     if (state.thread_index() == 0) Collect(false);

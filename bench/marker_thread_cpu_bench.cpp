@@ -135,10 +135,11 @@ double minimum(const std::vector<double> &v) { return *std::min_element(v.begin(
 
 void print_figures(const char *name, const Figures &f, bool last) {
     double m1 = median(f.one), m2 = median(f.two), b1 = minimum(f.one), b2 = minimum(f.two);
-    std::printf("  \"%s\": {\"one_thread\": {\"min_ns\": %.3f, \"median_ns\": %.3f}, "
-                "\"two_threads\": {\"min_ns\": %.3f, \"median_ns\": %.3f}, \"ratio_median\": %.4f, "
-                "\"ratio_min\": %.4f, \"two_thread_parallelism_median\": %.3f}%s\n",
-                name, b1, m1, b2, m2, m2 / m1, b2 / b1, median(f.parallelism), last ? "" : ",");
+    std::printf(
+        "  \"%s\": {\"one_thread\": {\"min_ns\": %.3f, \"median_ns\": %.3f}, "
+        "\"two_threads\": {\"min_ns\": %.3f, \"median_ns\": %.3f}, \"ratio_median\": %.4f, "
+        "\"ratio_min\": %.4f, \"two_thread_parallelism_median\": %.3f}%s\n",
+        name, b1, m1, b2, m2, m2 / m1, b2 / b1, median(f.parallelism), last ? "" : ",");
 }
 
 }  // namespace
@@ -174,11 +175,12 @@ int main(int argc, char **argv) {
     std::printf("{\n  \"calls_per_thread\": %ld,\n  \"repetitions\": %d,\n", calls, repetitions);
     print_figures("mstxMarkA", mark, false);
     print_figures("clock_gettime", clock, false);
-    std::printf("  \"marker_records\": {\"marked\": %llu, \"produced\": %llu, \"delivered\": %llu, "
-                "\"dropped\": %llu}\n}\n",
-                static_cast<unsigned long long>(calls) * (1 + 3ull * static_cast<unsigned long long>(repetitions)),
-                static_cast<unsigned long long>(after.produced - before.produced),
-                static_cast<unsigned long long>(after.delivered - before.delivered),
-                static_cast<unsigned long long>(after.dropped - before.dropped));
+    std::printf(
+        "  \"marker_records\": {\"marked\": %llu, \"produced\": %llu, \"delivered\": %llu, "
+        "\"dropped\": %llu}\n}\n",
+        static_cast<unsigned long long>(calls) * (1 + 3ull * static_cast<unsigned long long>(repetitions)),
+        static_cast<unsigned long long>(after.produced - before.produced),
+        static_cast<unsigned long long>(after.delivered - before.delivered),
+        static_cast<unsigned long long>(after.dropped - before.dropped));
     return 0;
 }

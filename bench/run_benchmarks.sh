@@ -30,6 +30,11 @@ if [ -x "$build/bin/bench_kernel_overhead" ]; then
   "$build/bin/bench_kernel_overhead" --benchmark_out="$out/bench_kernel_overhead.json" \
     --benchmark_out_format=json >"$out/bench_kernel_overhead.txt"
 fi
+# The same overhead in instructions (callgrind), which a busy machine does not change.
+if [ -x "$build/bin/bench_kernel_overhead" ]; then
+  echo "== kernel_overhead_instructions" >&2
+  bash "$root/bench/kernel_overhead_instructions.sh" "$build" "$out/kernel_overhead_instructions.json" >/dev/null
+fi
 # Python delivery and mstx (bench/python; needs the Python module and bench_cpp_delivery, its baseline).
 if [ -x "$build/bin/bench_cpp_delivery" ] && [ -d "$build/python/mspti" ]; then
   echo "== python delivery_bench" >&2

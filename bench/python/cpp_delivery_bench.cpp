@@ -47,10 +47,12 @@ int main(int argc, char **argv) {
     for (int r = 0; r < repeats; ++r) {
         mspti::MstxMonitor m;
         Counter c;
-        double v = rate(m, records, [&] { return m.start(&c, nullptr); }, c.n);
+        double v = rate(
+            m, records, [&] { return m.start(&c, nullptr); }, c.n);
         best_record = v > best_record ? v : best_record;
         BatchCounter b;
-        v = rate(m, records, [&] { return m.start_batch(&b); }, b.n);
+        v = rate(
+            m, records, [&] { return m.start_batch(&b); }, b.n);
         best_batch = v > best_batch ? v : best_batch;
     }
     std::printf("{\"records\": %d, \"per_record_rps\": %.0f, \"batch_rps\": %.0f}\n", records, best_record, best_batch);
