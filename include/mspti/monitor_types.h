@@ -28,17 +28,18 @@ namespace mspti {
 struct RecordBatch {
     MsptiActivityKind kind = MsptiActivityKind::MSPTI_ACTIVITY_KIND_INVALID; /**< Kind of every record. */
     const void *data = nullptr; /**< First record. */
-    size_t count = 0;           /**< Number of records. */
-    size_t stride = 0;          /**< Bytes from one record to the next (the struct's size). */
+    size_t count = 0; /**< Number of records. */
+    size_t stride = 0; /**< Bytes from one record to the next (the struct's size). */
     /** @brief Bytes covered by the batch. */
     size_t size_bytes() const { return count * stride; }
 };
 
 /** @brief Counters of one monitor since it was created. */
 struct MonitorStats {
-    uint64_t delivered = 0;        /**< Records handed to the callback (batch records included). */
-    uint64_t callback_errors = 0;  /**< Callback calls that raised an exception (reported, delivery went on). */
-    uint64_t unpaired_dropped = 0; /**< MstxMonitor: range halves evicted unpaired from its bounded open-range table (kept across restarts). */
+    uint64_t delivered = 0; /**< Records handed to the callback (batch records included). */
+    uint64_t callback_errors = 0; /**< Callback calls that raised an exception (reported, delivery went on). */
+    uint64_t unpaired_dropped =
+        0; /**< MstxMonitor: range halves evicted unpaired from its bounded open-range table (kept across restarts). */
     /**
      * Records collected for this monitor and never handed to it. The records of its kind that
      * libmspti dropped since the monitor was created (buffer declined or too small, staging full,

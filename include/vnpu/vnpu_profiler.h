@@ -22,30 +22,31 @@ extern "C" {
 
 /** @brief Level of a host API span, as CANN's profiling levels. */
 typedef enum {
-    VNPU_API_LEVEL_ACL = 20000,     /**< An ACL API (e.g. aclrtMalloc); msPTI kind ACL_API. */
-    VNPU_API_LEVEL_NODE = 10000,    /**< An operator/graph-node launch (e.g. "aclnnAdd_AxpyAiCore_Axpy"); kinds API and NODE_API. */
-    VNPU_API_LEVEL_HCCL = 5500,     /**< An HCCL op's host span (e.g. "HcclAllReduce"). */
-    VNPU_API_LEVEL_RUNTIME = 5000   /**< A runtime call (e.g. "rtKernelLaunch"); kind RUNTIME_API. */
+    VNPU_API_LEVEL_ACL = 20000, /**< An ACL API (e.g. aclrtMalloc); msPTI kind ACL_API. */
+    VNPU_API_LEVEL_NODE =
+        10000, /**< An operator/graph-node launch (e.g. "aclnnAdd_AxpyAiCore_Axpy"); kinds API and NODE_API. */
+    VNPU_API_LEVEL_HCCL = 5500, /**< An HCCL op's host span (e.g. "HcclAllReduce"). */
+    VNPU_API_LEVEL_RUNTIME = 5000 /**< A runtime call (e.g. "rtKernelLaunch"); kind RUNTIME_API. */
 } vnpuApiLevel;
 
 /** @brief A kernel being enqueued on a stream. */
 typedef struct {
-    uint32_t deviceId;   /**< Device of the stream. */
-    uint32_t streamId;   /**< Stream id, unique per device. */
-    const char *name;    /**< Kernel name; static storage. */
-    const char *type;    /**< "KERNEL_AIVEC", "KERNEL_AICORE", ...; static storage. */
+    uint32_t deviceId; /**< Device of the stream. */
+    uint32_t streamId; /**< Stream id, unique per device. */
+    const char *name; /**< Kernel name; static storage. */
+    const char *type; /**< "KERNEL_AIVEC", "KERNEL_AICORE", ...; static storage. */
 } vnpuKernelInfo;
 
 /** @brief A collective being enqueued on a stream (one per rank). */
 typedef struct {
-    uint32_t deviceId;   /**< Device of the stream. */
-    uint32_t streamId;   /**< Stream id. */
-    const char *opName;  /**< Operation, e.g. "hcom_allReduce_"; static storage. */
-    const char *commName;/**< Communicator name; valid until the communicator is destroyed. */
+    uint32_t deviceId; /**< Device of the stream. */
+    uint32_t streamId; /**< Stream id. */
+    const char *opName; /**< Operation, e.g. "hcom_allReduce_"; static storage. */
+    const char *commName; /**< Communicator name; valid until the communicator is destroyed. */
     const char *algType; /**< Algorithm, e.g. "RING"; static storage. */
-    uint32_t dataType;   /**< HcclDataType value. */
-    uint64_t count;      /**< Element count. */
-    uint32_t rankSize;   /**< Ranks in the communicator. */
+    uint32_t dataType; /**< HcclDataType value. */
+    uint64_t count; /**< Element count. */
+    uint32_t rankSize; /**< Ranks in the communicator. */
 } vnpuCollectiveInfo;
 
 /**
@@ -57,7 +58,7 @@ typedef struct {
  */
 typedef struct {
     uint32_t structSize; /**< sizeof(vnpuProfiler), for versioning. */
-    void *userdata;      /**< Passed to every callback. */
+    void *userdata; /**< Passed to every callback. */
     /** Host: an API span finished on the calling thread. */
     void (*onApi)(void *userdata, vnpuApiLevel level, const char *name, uint64_t beginNs, uint64_t endNs);
     /** Host: a kernel is enqueued (calling thread). Returns a tag. */

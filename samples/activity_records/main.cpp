@@ -13,9 +13,9 @@ int main() {
     Init(deviceId, &context, &stream);
 
     sample::InitMspti();
-    for (msptiActivityKind kind : {MSPTI_ACTIVITY_KIND_KERNEL, MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_MEMCPY,
-                                   MSPTI_ACTIVITY_KIND_MEMORY, MSPTI_ACTIVITY_KIND_MEMSET,
-                                   MSPTI_ACTIVITY_KIND_RUNTIME_API})
+    for (msptiActivityKind kind :
+         {MSPTI_ACTIVITY_KIND_KERNEL, MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_MEMCPY, MSPTI_ACTIVITY_KIND_MEMORY,
+          MSPTI_ACTIVITY_KIND_MEMSET, MSPTI_ACTIVITY_KIND_RUNTIME_API})
         MSPTI_CALL(msptiActivityEnable(kind));
 
     sample::AddTensors tensors;

@@ -39,8 +39,8 @@ static void complete_buffer(uint8_t *buffer, size_t size, size_t valid) {
         if (record->kind == MSPTI_ACTIVITY_KIND_MARKER) {
             const msptiActivityMarker *m = (const msptiActivityMarker *)record;
             printf("[MARKER] %-11s id %" PRIu64 " timestamp %" PRIu64 " pid %u tid %u name \"%s\" domain \"%s\"\n",
-                   flag_name(m->flag), m->id, m->timestamp, m->objectId.pt.processId, m->objectId.pt.threadId,
-                   m->name, m->domain);
+                   flag_name(m->flag), m->id, m->timestamp, m->objectId.pt.processId, m->objectId.pt.threadId, m->name,
+                   m->domain);
         } else {
             printf("[kind %d]\n", (int)record->kind);
         }

@@ -8,13 +8,13 @@
 #include "mspti/mspti.h"
 #include "securec.h"  // malloc, free and exit come through it, as in msPTI's helper
 
-#define MSPTI_CALL(call)                                                                   \
-    do {                                                                                   \
-        msptiResult r_ = (call);                                                           \
-        if (r_ != MSPTI_SUCCESS) {                                                         \
-            std::printf("%s call failed, error code: %d\n", #call, static_cast<int>(r_));  \
-            std::exit(1);                                                                  \
-        }                                                                                  \
+#define MSPTI_CALL(call) \
+    do { \
+        msptiResult r_ = (call); \
+        if (r_ != MSPTI_SUCCESS) { \
+            std::printf("%s call failed, error code: %d\n", #call, static_cast<int>(r_)); \
+            std::exit(1); \
+        } \
     } while (0)
 
 namespace sample {
@@ -66,18 +66,20 @@ inline void print_record(const msptiActivity *record) {
     case MSPTI_ACTIVITY_KIND_NODE_API:
     case MSPTI_ACTIVITY_KIND_RUNTIME_API: {
         auto *a = reinterpret_cast<const msptiActivityApi *>(record);
-        const char *tag = record->kind == MSPTI_ACTIVITY_KIND_API       ? "API"
-                          : record->kind == MSPTI_ACTIVITY_KIND_ACL_API ? "ACL_API"
+        const char *tag = record->kind == MSPTI_ACTIVITY_KIND_API        ? "API"
+                          : record->kind == MSPTI_ACTIVITY_KIND_ACL_API  ? "ACL_API"
                           : record->kind == MSPTI_ACTIVITY_KIND_NODE_API ? "NODE_API"
                                                                          : "RUNTIME_API";
-        std::printf("[%s] name: %s, start: %" PRIu64 ", end: %" PRIu64 ", processId: %u, threadId: %u, "
+        std::printf("[%s] name: %s, start: %" PRIu64 ", end: %" PRIu64
+                    ", processId: %u, threadId: %u, "
                     "correlationId: %" PRIu64 "\n",
                     tag, a->name, a->start, a->end, a->pt.processId, a->pt.threadId, a->correlationId);
         break;
     }
     case MSPTI_ACTIVITY_KIND_HCCL: {
         auto *h = reinterpret_cast<const msptiActivityHccl *>(record);
-        std::printf("[HCCL] name: %s, start: %" PRIu64 ", end: %" PRIu64 ", deviceId: %u, streamId: %u, "
+        std::printf("[HCCL] name: %s, start: %" PRIu64 ", end: %" PRIu64
+                    ", deviceId: %u, streamId: %u, "
                     "bandWidth: %f GB/s, commName: %s\n",
                     h->name, h->start, h->end, h->ds.deviceId, h->ds.streamId, h->bandWidth, h->commName);
         break;
@@ -88,8 +90,7 @@ inline void print_record(const msptiActivity *record) {
                     ", end: %" PRIu64 ", address: %" PRIu64 ", bytes: %" PRIu64 ", processId: %u, deviceId: %u\n",
                     m->memoryOperationType == MSPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION ? "ALLOCATION"
                                                                                               : "RELEASE",
-                    m->memoryKind, m->correlationId, m->start, m->end, m->address, m->bytes, m->processId,
-                    m->deviceId);
+                    m->memoryKind, m->correlationId, m->start, m->end, m->address, m->bytes, m->processId, m->deviceId);
         break;
     }
     case MSPTI_ACTIVITY_KIND_MEMSET: {
@@ -103,8 +104,8 @@ inline void print_record(const msptiActivity *record) {
         auto *m = reinterpret_cast<const msptiActivityMemcpy *>(record);
         std::printf("[MEMCPY] copyKind: %s, bytes: %" PRIu64 ", start: %" PRIu64 ", end: %" PRIu64
                     ", deviceId: %u, streamId: %u, correlationId: %" PRIu64 ", isAsync: %u\n",
-                    memcpy_kind(m->copyKind), m->bytes, m->start, m->end, m->deviceId, m->streamId,
-                    m->correlationId, m->isAsync);
+                    memcpy_kind(m->copyKind), m->bytes, m->start, m->end, m->deviceId, m->streamId, m->correlationId,
+                    m->isAsync);
         break;
     }
     case MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
@@ -116,8 +117,7 @@ inline void print_record(const msptiActivity *record) {
     case MSPTI_ACTIVITY_KIND_COMMUNICATION: {
         auto *c = reinterpret_cast<const msptiActivityCommunication *>(record);
         std::printf("[COMMUNICATION] name: %s, commName: %s, algType: %s, dataType: %d, count: %" PRIu64
-                    ", start: %" PRIu64 ", end: %" PRIu64 ", deviceId: %u, streamId: %u, correlationId: %" PRIu64
-                    "\n",
+                    ", start: %" PRIu64 ", end: %" PRIu64 ", deviceId: %u, streamId: %u, correlationId: %" PRIu64 "\n",
                     c->name, c->commName, c->algType, c->dataType, c->count, c->start, c->end, c->ds.deviceId,
                     c->ds.streamId, c->correlationId);
         break;

@@ -6,13 +6,13 @@
 
 #include "acl/acl.h"
 
-#define ACL_CALL(call)                                                              \
-    do {                                                                            \
-        aclError ret_ = (call);                                                     \
-        if (ret_ != ACL_SUCCESS) {                                                  \
+#define ACL_CALL(call) \
+    do { \
+        aclError ret_ = (call); \
+        if (ret_ != ACL_SUCCESS) { \
             std::printf("%s call failed, error code: %d\n", #call, static_cast<int>(ret_)); \
-            return ret_;                                                            \
-        }                                                                           \
+            return ret_; \
+        } \
     } while (0)
 
 inline int Init(int32_t deviceId, aclrtContext *context, aclrtStream *stream) {

@@ -21,13 +21,13 @@ class MstxPrinter : public mspti::MarkCallback, public mspti::RangeCallback {
 public:
     void on_record(const mspti::MarkerData &m) override {
         std::printf("[mark ] id %" PRIu64 " \"%s\" domain \"%s\" pid %" PRId64 " tid %" PRId64 " at %" PRIu64 "\n",
-                    m.id, m.name.c_str(), m.domain.c_str(), m.object_id.process_id, m.object_id.thread_id,
-                    m.timestamp);
+                    m.id, m.name.c_str(), m.domain.c_str(), m.object_id.process_id, m.object_id.thread_id, m.timestamp);
         ++marks;
     }
     void on_record(const mspti::RangeMarkerData &r) override {
         std::printf("[range] id %" PRIu64 " \"%s\" %s %" PRIu64 " ns\n", r.id, r.name.c_str(),
-                    r.source_kind == mspti::MsptiActivitySourceKind::MSPTI_ACTIVITY_SOURCE_KIND_HOST ? "host" : "device",
+                    r.source_kind == mspti::MsptiActivitySourceKind::MSPTI_ACTIVITY_SOURCE_KIND_HOST ? "host"
+                                                                                                     : "device",
                     r.end - r.start);
         ++ranges;
     }

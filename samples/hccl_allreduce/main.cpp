@@ -10,13 +10,13 @@
 #include "hccl/hccl.h"
 #include "hccl/hccl_types.h"
 
-#define HCCL_CHECK(call)                                                              \
-    do {                                                                              \
-        HcclResult ret_ = (call);                                                     \
-        if (ret_ != HCCL_SUCCESS) {                                                   \
+#define HCCL_CHECK(call) \
+    do { \
+        HcclResult ret_ = (call); \
+        if (ret_ != HCCL_SUCCESS) { \
             std::printf("%s call failed, error code: %d\n", #call, static_cast<int>(ret_)); \
-            return ret_;                                                              \
-        }                                                                             \
+            return ret_; \
+        } \
     } while (0)
 
 namespace {

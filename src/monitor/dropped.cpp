@@ -11,8 +11,7 @@ namespace mspti::detail {
 uint64_t dropped_records(int kind) {
     if (&msptiExtActivityGetNumDroppedRecords == nullptr) return 0;
     uint64_t dropped = 0;
-    if (msptiExtActivityGetNumDroppedRecords(static_cast<msptiActivityKind>(kind), &dropped) != MSPTI_SUCCESS)
-        return 0;
+    if (msptiExtActivityGetNumDroppedRecords(static_cast<msptiActivityKind>(kind), &dropped) != MSPTI_SUCCESS) return 0;
     return dropped;
 }
 

@@ -44,4 +44,3 @@ bool reports_discarded();
 using mspti::result_name;
 
 }  // namespace mspti::detail
-

@@ -8,8 +8,8 @@
 
 namespace mspti {
 
-using detail::Session;
 using detail::fail;
+using detail::Session;
 
 namespace {
 
@@ -132,8 +132,8 @@ MsptiResult domain_call(const std::string &name, const char *method, msptiResult
                     name.size());
     msptiResult r = call(name.c_str());
     if (r != MSPTI_SUCCESS)
-        return fail(static_cast<MsptiResult>(r), "MstxMonitor.%s(\"%s\"): msPTI returned %d (%s)", method,
-                    name.c_str(), static_cast<int>(r), detail::result_name(r));
+        return fail(static_cast<MsptiResult>(r), "MstxMonitor.%s(\"%s\"): msPTI returned %d (%s)", method, name.c_str(),
+                    static_cast<int>(r), detail::result_name(r));
     return MsptiResult::MSPTI_SUCCESS;
 }
 }  // namespace

@@ -22,8 +22,10 @@ bool OpenRangeTable::add(const MarkerData &half, bool is_start, RangeMarkerData 
             return true;
         }
         // The same half again (msPTI would overwrite it too).
-        if (is_start) e.start = half;
-        else e.end_ts = half.timestamp;
+        if (is_start)
+            e.start = half;
+        else
+            e.end_ts = half.timestamp;
         return false;
     }
     while (index_.size() >= capacity_) {

@@ -34,14 +34,16 @@ private:
         bool operator==(const Key &other) const { return id == other.id && source == other.source; }
     };
     struct KeyHash {
-        size_t operator()(const Key &k) const { return std::hash<uint64_t>()(k.id * 2 + static_cast<uint64_t>(k.source)); }
+        size_t operator()(const Key &k) const {
+            return std::hash<uint64_t>()(k.id * 2 + static_cast<uint64_t>(k.source));
+        }
     };
     struct Entry {
         Key key;
         bool has_start = false;
         bool has_end = false;
-        MarkerData start;      // the start record (name, domain, object id, timestamp)
-        uint64_t end_ts = 0;   // the end record's timestamp
+        MarkerData start;  // the start record (name, domain, object id, timestamp)
+        uint64_t end_ts = 0;  // the end record's timestamp
     };
 
     size_t capacity_;
@@ -50,4 +52,3 @@ private:
 };
 
 }  // namespace mspti::detail
-

@@ -64,7 +64,7 @@ void settle(const std::vector<std::shared_ptr<Subscription>> &subs, uint64_t tak
 
 /** What happened to the records of one run. */
 struct RunOutcome {
-    uint64_t lost = 0;   // no subscription took them and one dropped them: reported to libmspti
+    uint64_t lost = 0;  // no subscription took them and one dropped them: reported to libmspti
     uint64_t taken = 0;  // a per-record subscription took them
 };
 
@@ -108,8 +108,9 @@ int64_t stop_timeout_from_env(int64_t fallback) {
     errno = 0;
     long long v = std::strtoll(text, &end, 10);
     if (errno != 0 || end == text || *end != '\0' || v > Monitor::kMaxStopTimeoutMs) {
-        std::fprintf(stderr, "[mspti] MSPTI_STOP_TIMEOUT_MS=%s is not a number of milliseconds up to %lld; using %lld\n",
-                     text, static_cast<long long>(Monitor::kMaxStopTimeoutMs), static_cast<long long>(fallback));
+        std::fprintf(stderr,
+                     "[mspti] MSPTI_STOP_TIMEOUT_MS=%s is not a number of milliseconds up to %lld; using %lld\n", text,
+                     static_cast<long long>(Monitor::kMaxStopTimeoutMs), static_cast<long long>(fallback));
         return fallback;
     }
     return v < 0 ? -1 : static_cast<int64_t>(v);
@@ -177,8 +178,8 @@ MsptiResult Session::begin_locked(const char *who) {
         subscribed_ = false;  // the application subscribed itself: collection is initialised already
     } else {
         pool_.deactivate();
-        return fail(static_cast<MsptiResult>(r), "%s.start: msptiSubscribe returned %d (%s)", who,
-                    static_cast<int>(r), result_name(r));
+        return fail(static_cast<MsptiResult>(r), "%s.start: msptiSubscribe returned %d (%s)", who, static_cast<int>(r),
+                    result_name(r));
     }
     if (!exit_handler_) {
         exit_handler_ = true;
@@ -225,8 +226,7 @@ void Session::end_locked() {
     }
 }
 
-void Session::publish_locked(const std::shared_ptr<Subscription> &add, const Subscription *remove,
-                             uint64_t *version) {
+void Session::publish_locked(const std::shared_ptr<Subscription> &add, const Subscription *remove, uint64_t *version) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto next = std::make_shared<Registry>(*registry_);
     ++next->version;
@@ -446,8 +446,8 @@ MsptiResult Session::flush_all() {
 MsptiResult Session::flush_period(uint32_t time_ms) {
     msptiResult r = msptiActivityFlushPeriod(time_ms);
     if (r != MSPTI_SUCCESS)
-        return fail(static_cast<MsptiResult>(r), "flush_period: msptiActivityFlushPeriod(%u) returned %d (%s)",
-                    time_ms, static_cast<int>(r), result_name(r));
+        return fail(static_cast<MsptiResult>(r), "flush_period: msptiActivityFlushPeriod(%u) returned %d (%s)", time_ms,
+                    static_cast<int>(r), result_name(r));
     return MsptiResult::MSPTI_SUCCESS;
 }
 
@@ -458,8 +458,8 @@ bool Session::any_running() {
 
 MsptiResult Session::set_buffer_size(int64_t megabytes) {
     if (megabytes < 1 || megabytes > 256)
-        return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER,
-                    "set_buffer_size: %lld MB is outside 1..256", static_cast<long long>(megabytes));
+        return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER, "set_buffer_size: %lld MB is outside 1..256",
+                    static_cast<long long>(megabytes));
     std::lock_guard<std::mutex> control(control_);
     buffer_bytes_ = static_cast<size_t>(megabytes) << 20;
     return MsptiResult::MSPTI_SUCCESS;
@@ -468,8 +468,8 @@ MsptiResult Session::set_buffer_size(int64_t megabytes) {
 MsptiResult Session::set_stop_timeout(int64_t milliseconds) {
     if (milliseconds < -1 || milliseconds > Monitor::kMaxStopTimeoutMs)
         return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER,
-                    "set_stop_timeout: %lld ms is outside -1..%lld (-1: no bound)", static_cast<long long>(milliseconds),
-                    static_cast<long long>(Monitor::kMaxStopTimeoutMs));
+                    "set_stop_timeout: %lld ms is outside -1..%lld (-1: no bound)",
+                    static_cast<long long>(milliseconds), static_cast<long long>(Monitor::kMaxStopTimeoutMs));
     stop_timeout_ms_.store(milliseconds, std::memory_order_relaxed);
     return MsptiResult::MSPTI_SUCCESS;
 }
@@ -710,8 +710,7 @@ uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size
             for (size_t i = 0; i < count; ++i) {
                 bool took = false;
                 bool dropped = batch_dropped;
-                if (any_live(subs))
-                    convert(*reinterpret_cast<const msptiActivityMarker *>(first + i * stride), marker);
+                if (any_live(subs)) convert(*reinterpret_cast<const msptiActivityMarker *>(first + i * stride), marker);
                 for (const auto &sp : subs) {
                     if (!sp->live()) {
                         dropped = sp->skip(1) || dropped;

@@ -59,7 +59,7 @@ private:
     using SubList = std::vector<std::shared_ptr<Subscription>>;
     struct Registry {
         uint64_t version = 0;
-        std::array<SubList, kKinds> batch;   // batch subscriptions per kind, in start order
+        std::array<SubList, kKinds> batch;  // batch subscriptions per kind, in start order
         std::array<SubList, kKinds> record;  // per-record subscriptions per kind, in start order
     };
     struct Pending {
@@ -129,15 +129,15 @@ private:
     std::deque<Pending> queue_;
     uint64_t enqueued_ = 0;
     uint64_t processed_ = 0;
-    bool busy_ = false;             // a buffer is being delivered ...
-    uint64_t busy_version_ = 0;     // ... with this registry snapshot (start() switching waits for it)
+    bool busy_ = false;  // a buffer is being delivered ...
+    uint64_t busy_version_ = 0;  // ... with this registry snapshot (start() switching waits for it)
     std::shared_ptr<const Registry> registry_ = std::make_shared<Registry>();
     ThreadState state_ = ThreadState::None;
     std::thread thread_;
     bool exiting_ = false;
     bool restart_in_child_ = false;  // forked while the session was up: start a thread on demand
-    bool stuck_ = false;             // stop_all() left the thread in a callback (the process exits)
-    Pending busy_buffer_{};          // the buffer being delivered while busy_
+    bool stuck_ = false;  // stop_all() left the thread in a callback (the process exits)
+    Pending busy_buffer_{};  // the buffer being delivered while busy_
 
     std::atomic<DeliveryThreadHooks *> hooks_{nullptr};
     std::atomic<int64_t> stop_timeout_ms_{2000};
@@ -145,4 +145,3 @@ private:
 };
 
 }  // namespace mspti::detail
-

@@ -194,7 +194,7 @@ private:
     BatchCallback *const batch_;
     std::atomic<bool> detached_{false};
     std::atomic<bool> in_run_{false};  // entered: a callback may run (see enter())
-    bool entered_ = false;               // delivery thread only
+    bool entered_ = false;  // delivery thread only
     std::atomic<bool> waiting_{false};
     std::atomic<uint64_t> abandoned_through_{0};
     uint64_t buffer_seq_ = 0;
@@ -229,7 +229,10 @@ public:
                      RangeCallback *range, std::unique_ptr<MarkCallback> owned_mark,
                      std::unique_ptr<RangeCallback> owned_range, std::shared_ptr<OpenRangeTable> table)
         : Subscription(MSPTI_ACTIVITY_KIND_MARKER, monitor_name, std::move(counters), nullptr),
-          mark_(mark), range_(range), owned_mark_(std::move(owned_mark)), owned_range_(std::move(owned_range)),
+          mark_(mark),
+          range_(range),
+          owned_mark_(std::move(owned_mark)),
+          owned_range_(std::move(owned_range)),
           table_(std::move(table)) {}
 
     void on_marker(const MarkerData &m) {
@@ -239,15 +242,10 @@ public:
             if (mark_ != nullptr) call([&] { mark_->on_record(m); }, 1);
             return;
         case MSPTI_ACTIVITY_FLAG_MARKER_START:
-        case MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE:
-            pair(m, true);
-            return;
+        case MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE: pair(m, true); return;
         case MSPTI_ACTIVITY_FLAG_MARKER_END:
-        case MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE:
-            pair(m, false);
-            return;
-        default:
-            return;
+        case MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE: pair(m, false); return;
+        default: return;
         }
     }
 
@@ -279,4 +277,3 @@ private:
 };
 
 }  // namespace mspti::detail
-

@@ -50,14 +50,16 @@ Config &config() {
     static Config c;
     return c;
 }
-Writer *g_writer = nullptr;                 // never destroyed: callbacks may come during exit
+Writer *g_writer = nullptr;  // never destroyed: callbacks may come during exit
 msptiSubscriberHandle g_subscriber = nullptr;
-std::atomic<uint32_t> g_ours{0};            // kinds this library enabled (bit per kind)
-std::atomic<uint32_t> g_theirs{0};          // kinds the program enabled itself
+std::atomic<uint32_t> g_ours{0};  // kinds this library enabled (bit per kind)
+std::atomic<uint32_t> g_theirs{0};  // kinds the program enabled itself
 std::atomic<bool> g_active{false};
 std::mutex g_stop_mutex;
 
-void request(uint8_t **buffer, size_t *size, size_t *maxNumRecords) { g_writer->on_request(buffer, size, maxNumRecords); }
+void request(uint8_t **buffer, size_t *size, size_t *maxNumRecords) {
+    g_writer->on_request(buffer, size, maxNumRecords);
+}
 void complete(uint8_t *buffer, size_t size, size_t validSize) { g_writer->on_complete(buffer, size, validSize); }
 
 // Everything delivered so far goes to the file, which is then closed.
@@ -116,7 +118,8 @@ __attribute__((constructor)) void init() {
     if (config().dir.empty()) return;
     Real &r = real();
     if (r.subscribe == nullptr || r.register_callbacks == nullptr || r.enable == nullptr || r.disable == nullptr) {
-        std::fprintf(stderr, "mspti-trace: libmspti.so is not loaded after libmspti_trace.so; this process is not traced\n");
+        std::fprintf(stderr,
+                     "mspti-trace: libmspti.so is not loaded after libmspti_trace.so; this process is not traced\n");
         return;
     }
     g_writer = new Writer(config());
@@ -133,8 +136,10 @@ __attribute__((constructor)) void init() {
     uint32_t ours = 0;
     for (msptiActivityKind k : config().kinds) {
         msptiResult e = r.enable(k);
-        if (e == MSPTI_SUCCESS) ours |= 1u << k;
-        else std::fprintf(stderr, "mspti-trace: cannot enable %s: %s\n", kind_name(k), msptiExtGetLastError());
+        if (e == MSPTI_SUCCESS)
+            ours |= 1u << k;
+        else
+            std::fprintf(stderr, "mspti-trace: cannot enable %s: %s\n", kind_name(k), msptiExtGetLastError());
     }
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (res != MSPTI_SUCCESS) {
@@ -158,7 +163,7 @@ using namespace mspti_trace;
 extern "C" {
 
 __attribute__((visibility("default"))) msptiResult msptiSubscribe(msptiSubscriberHandle *subscriber,
-                                                                   msptiCallbackFunc callback, void *userdata) {
+                                                                  msptiCallbackFunc callback, void *userdata) {
     if (real().subscribe == nullptr) return MSPTI_ERROR_INNER;
     step_aside("msptiSubscribe", true);
     return real().subscribe(subscriber, callback, userdata);

@@ -35,10 +35,14 @@ int env_int(const char *name) {
 }
 
 bool add_kind(const std::string &word, std::vector<msptiActivityKind> &kinds) {
-    static const struct { const char *name; msptiActivityKind kinds[4]; } table[] = {
+    static const struct {
+        const char *name;
+        msptiActivityKind kinds[4];
+    } table[] = {
         {"kernel", {MSPTI_ACTIVITY_KIND_KERNEL}},
-        {"api", {MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_ACL_API, MSPTI_ACTIVITY_KIND_NODE_API,
-                 MSPTI_ACTIVITY_KIND_RUNTIME_API}},
+        {"api",
+         {MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_ACL_API, MSPTI_ACTIVITY_KIND_NODE_API,
+          MSPTI_ACTIVITY_KIND_RUNTIME_API}},
         {"hccl", {MSPTI_ACTIVITY_KIND_HCCL}},
         {"communication", {MSPTI_ACTIVITY_KIND_COMMUNICATION}},
         {"marker", {MSPTI_ACTIVITY_KIND_MARKER}},
@@ -69,10 +73,14 @@ bool Config::load(std::string &error) {
     dir = d;
     const char *f = std::getenv("MSPTI_TRACE_FORMAT");
     std::string fmt = f != nullptr ? f : "pftrace";
-    if (fmt == "pftrace" || fmt.empty()) format = Format::kPftrace;
-    else if (fmt == "json") format = Format::kJson;
-    else if (fmt == "json.gz") format = Format::kJsonGz;
-    else if (fmt == "sqlite") format = Format::kSqlite;
+    if (fmt == "pftrace" || fmt.empty())
+        format = Format::kPftrace;
+    else if (fmt == "json")
+        format = Format::kJson;
+    else if (fmt == "json.gz")
+        format = Format::kJsonGz;
+    else if (fmt == "sqlite")
+        format = Format::kSqlite;
     else {
         error = "MSPTI_TRACE_FORMAT=" + fmt + " is not one of pftrace, json, json.gz, sqlite";
         return false;

@@ -12,15 +12,15 @@ namespace mspti_trace {
 enum class Format { kPftrace, kJson, kJsonGz, kSqlite };
 
 struct Config {
-    std::string dir;                       // MSPTI_TRACE_DIR; empty: the library stays idle
+    std::string dir;  // MSPTI_TRACE_DIR; empty: the library stays idle
     Format format = Format::kPftrace;
     std::vector<msptiActivityKind> kinds;  // what to enable
-    uint64_t start_ns = 0;                 // the launch, epoch ns
-    uint64_t window_begin = 0;             // records start in [window_begin, window_end)
+    uint64_t start_ns = 0;  // the launch, epoch ns
+    uint64_t window_begin = 0;  // records start in [window_begin, window_end)
     uint64_t window_end = UINT64_MAX;
-    std::string capture_range;             // empty: no capture range
+    std::string capture_range;  // empty: no capture range
     uint32_t flush_ms = 250;
-    uint32_t max_buffers = 64;             // MSPTI_TRACE_MAX_BUFFERS: 1 MiB buffers in flight, at most
+    uint32_t max_buffers = 64;  // MSPTI_TRACE_MAX_BUFFERS: 1 MiB buffers in flight, at most
     int rank = -1, world_size = -1, local_rank = -1;
 
     // Reads the environment; returns false (with a message in `error`) for a bad value.

@@ -6,12 +6,15 @@ namespace mspti_trace {
 
 namespace {
 
-constexpr uint32_t kMark = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS | MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE;
+constexpr uint32_t kMark =
+    MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS | MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE;
 constexpr uint32_t kStart = MSPTI_ACTIVITY_FLAG_MARKER_START | MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE;
 constexpr uint32_t kEnd = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
 constexpr size_t kKeptIntervals = 256;  // older capture ranges cannot matter any more
 
-uint64_t range_key(const msptiActivityMarker &m) { return (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE); }
+uint64_t range_key(const msptiActivityMarker &m) {
+    return (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
+}
 
 }  // namespace
 

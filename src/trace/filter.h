@@ -28,8 +28,8 @@ private:
     uint64_t begin_, end_;
     std::string capture_;
     std::vector<std::pair<uint64_t, uint64_t>> intervals_;  // capture ranges seen; open ones end at UINT64_MAX
-    std::unordered_map<uint64_t, size_t> open_captures_;    // marker id -> index in intervals_
-    std::unordered_set<uint64_t> kept_starts_;              // ranges whose start was kept (key: id, source)
+    std::unordered_map<uint64_t, size_t> open_captures_;  // marker id -> index in intervals_
+    std::unordered_set<uint64_t> kept_starts_;  // ranges whose start was kept (key: id, source)
     uint64_t filtered_ = 0;
 };
 

@@ -11,8 +11,10 @@ namespace mspti_trace {
 JsonSink::~JsonSink() { close(); }
 
 bool JsonSink::open(const std::string &path, std::string &error) {
-    if (gzip_) gz_ = gzopen(path.c_str(), "wb6");
-    else file_ = std::fopen(path.c_str(), "wbe");
+    if (gzip_)
+        gz_ = gzopen(path.c_str(), "wb6");
+    else
+        file_ = std::fopen(path.c_str(), "wbe");
     if (gz_ == nullptr && file_ == nullptr) {
         error = "cannot create " + path + ": " + std::strerror(errno);
         return false;
@@ -24,8 +26,9 @@ bool JsonSink::open(const std::string &path, std::string &error) {
                   ", \"format\": \"mspti-trace 1\"},\n\"traceEvents\": [\n",
                   config_.rank, config_.world_size, pid_, config_.start_ns);
     out_ += head;
-    std::string name = config_.rank >= 0 ? "rank " + std::to_string(config_.rank) + " \xC2\xB7 pid " + std::to_string(pid_)
-                                         : "pid " + std::to_string(pid_);
+    std::string name = config_.rank >= 0
+                           ? "rank " + std::to_string(config_.rank) + " \xC2\xB7 pid " + std::to_string(pid_)
+                           : "pid " + std::to_string(pid_);
     out_ += "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " + std::to_string(pid_) + ", \"args\": {\"name\": ";
     str(name.c_str());
     out_ += "}},\n{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": " + std::to_string(pid_) +
@@ -98,9 +101,18 @@ void JsonSink::args(const Slice &s) {
         out_ += ": ";
         char b[40];
         switch (a.type) {
-        case Arg::kUint: std::snprintf(b, sizeof b, "%" PRIu64, a.u); out_ += b; break;
-        case Arg::kInt: std::snprintf(b, sizeof b, "%" PRId64, a.i); out_ += b; break;
-        case Arg::kDouble: std::snprintf(b, sizeof b, "%.17g", a.d); out_ += b; break;
+        case Arg::kUint:
+            std::snprintf(b, sizeof b, "%" PRIu64, a.u);
+            out_ += b;
+            break;
+        case Arg::kInt:
+            std::snprintf(b, sizeof b, "%" PRId64, a.i);
+            out_ += b;
+            break;
+        case Arg::kDouble:
+            std::snprintf(b, sizeof b, "%.17g", a.d);
+            out_ += b;
+            break;
         case Arg::kString: str(a.s); break;
         }
     }

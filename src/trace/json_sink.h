@@ -29,9 +29,9 @@ public:
     void close() override;
 
 private:
-    void us(uint64_t ns);          // a timestamp relative to start_ns, in microseconds
+    void us(uint64_t ns);  // a timestamp relative to start_ns, in microseconds
     void dur(uint64_t ns);
-    void str(const char *s);       // a quoted, escaped JSON string
+    void str(const char *s);  // a quoted, escaped JSON string
     void args(const Slice &s);
     void head(const char *ph, const Slice &s, uint64_t tid);
     uint64_t tid_of(uint32_t track) const { return tids_[track]; }

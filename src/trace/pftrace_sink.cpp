@@ -206,7 +206,8 @@ void PftraceSink::event(const Slice &s, uint64_t type, const Arg *args, size_t n
     uint64_t category = intern(categories_, s.category, f::kEventCategories, Source::kLiteral);
     arg_ids_.resize(nargs);
     Source arg_source = stable_names ? Source::kLiteral : Source::kText;
-    for (size_t i = 0; i < nargs; ++i) arg_ids_[i] = intern(annotations_, args[i].name, f::kDebugAnnotationNames, arg_source);
+    for (size_t i = 0; i < nargs; ++i)
+        arg_ids_[i] = intern(annotations_, args[i].name, f::kDebugAnnotationNames, arg_source);
     if (event_fast(s, type, args, nargs, name, category)) return;
     proto::Writer w(out_);
     size_t p = begin_packet(s.start);

@@ -43,7 +43,7 @@ private:
             return static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> (64 - kSeenBits));
         }
         std::array<Seen, size_t{1} << kSeenBits> by_pointer{};
-        std::deque<std::string> storage;                     // the texts, by iid - 1; never move
+        std::deque<std::string> storage;  // the texts, by iid - 1; never move
         std::unordered_map<std::string_view, uint64_t> ids;  // keys point into storage
     };
     // kLiteral: a string literal, the pointer alone identifies it. kPointer: a long-lived pointer
@@ -74,8 +74,8 @@ private:
     // What follows the timestamp in every packet after the first: sequence id and flags.
     char tail_[16];
     size_t tail_size_ = 0;
-    proto::Buffer out_;        // the window being built
-    proto::Buffer interned_;   // InternedData of the packet being built
+    proto::Buffer out_;  // the window being built
+    proto::Buffer interned_;  // InternedData of the packet being built
     Interned names_, categories_, annotations_;
     std::vector<uint64_t> arg_ids_;
     uint64_t next_name_ = 1, next_category_ = 1, next_annotation_ = 1;

@@ -147,38 +147,38 @@ private:
 
 // Field numbers from perfetto's protos/perfetto/trace/ (public proto definitions).
 namespace field {
-constexpr uint32_t kTracePacket = 1;            // Trace.packet
-constexpr uint32_t kTimestamp = 8;              // TracePacket
+constexpr uint32_t kTracePacket = 1;  // Trace.packet
+constexpr uint32_t kTimestamp = 8;  // TracePacket
 constexpr uint32_t kSequenceId = 10;
 constexpr uint32_t kTrackEvent = 11;
 constexpr uint32_t kInternedData = 12;
 constexpr uint32_t kSequenceFlags = 13;
 constexpr uint32_t kTrackDescriptor = 60;
-constexpr uint32_t kEventCategories = 1;        // InternedData
+constexpr uint32_t kEventCategories = 1;  // InternedData
 constexpr uint32_t kEventNames = 2;
 constexpr uint32_t kDebugAnnotationNames = 3;
-constexpr uint32_t kIid = 1;                    // EventName / EventCategory / DebugAnnotationName
+constexpr uint32_t kIid = 1;  // EventName / EventCategory / DebugAnnotationName
 constexpr uint32_t kInternedName = 2;
-constexpr uint32_t kTdUuid = 1;                 // TrackDescriptor
+constexpr uint32_t kTdUuid = 1;  // TrackDescriptor
 constexpr uint32_t kTdName = 2;
 constexpr uint32_t kTdProcess = 3;
 constexpr uint32_t kTdThread = 4;
 constexpr uint32_t kTdParentUuid = 5;
 constexpr uint32_t kTdCounter = 8;
-constexpr uint32_t kPdPid = 1;                  // ProcessDescriptor
+constexpr uint32_t kPdPid = 1;  // ProcessDescriptor
 constexpr uint32_t kPdProcessName = 6;
-constexpr uint32_t kThPid = 1;                  // ThreadDescriptor
+constexpr uint32_t kThPid = 1;  // ThreadDescriptor
 constexpr uint32_t kThTid = 2;
 constexpr uint32_t kThThreadName = 5;
-constexpr uint32_t kCdUnit = 3;                 // CounterDescriptor (UNIT_SIZE_BYTES = 3)
-constexpr uint32_t kTeCategoryIids = 3;         // TrackEvent
+constexpr uint32_t kCdUnit = 3;  // CounterDescriptor (UNIT_SIZE_BYTES = 3)
+constexpr uint32_t kTeCategoryIids = 3;  // TrackEvent
 constexpr uint32_t kTeDebugAnnotations = 4;
 constexpr uint32_t kTeType = 9;
 constexpr uint32_t kTeNameIid = 10;
 constexpr uint32_t kTeTrackUuid = 11;
 constexpr uint32_t kTeCounterValue = 30;
 constexpr uint32_t kTeFlowIds = 47;
-constexpr uint32_t kDaNameIid = 1;              // DebugAnnotation
+constexpr uint32_t kDaNameIid = 1;  // DebugAnnotation
 constexpr uint32_t kDaUintValue = 3;
 constexpr uint32_t kDaIntValue = 4;
 constexpr uint32_t kDaDoubleValue = 5;

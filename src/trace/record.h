@@ -28,8 +28,8 @@ struct Record {
         unsigned char raw[96];
     } u;
     uint64_t start;  // start, or a marker's timestamp
-    uint64_t end;    // end, or a marker's timestamp
-    uint64_t seq;    // arrival order, to keep sorts stable
+    uint64_t end;  // end, or a marker's timestamp
+    uint64_t seq;  // arrival order, to keep sorts stable
 
     msptiActivityKind kind() const { return u.any.kind; }
 

@@ -137,7 +137,8 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
         static SignalFn real_signal = reinterpret_cast<SignalFn>(dlsym(RTLD_NEXT, "signal"));
         return real_signal(sig, handler);
     }
-    struct sigaction sa {}, old {};
+    struct sigaction sa {
+    }, old{};
     sa.sa_handler = handler;
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, sig);

@@ -24,11 +24,11 @@ struct Arg {
 
 struct Track {
     enum Kind : uint8_t { kProcess, kThread, kDevice, kStream, kComm, kCounter, kLane } kind;
-    uint32_t index;   // 1.. in order of first use; the pftrace uuid is pid << 32 | index
+    uint32_t index;  // 1.. in order of first use; the pftrace uuid is pid << 32 | index
     uint32_t parent;  // index of the parent track; 0 for the process track
     uint32_t pid;
-    uint64_t tid;     // kThread only
-    bool bytes;       // kCounter: the value is in bytes
+    uint64_t tid;  // kThread only
+    bool bytes;  // kCounter: the value is in bytes
     std::string name;
 };
 
@@ -40,7 +40,7 @@ struct Slice {
     Slice() = default;
     explicit Slice(Unset) {}
     uint64_t start, end;
-    uint64_t flow;    // 0: none
+    uint64_t flow;  // 0: none
     uint64_t seq;
     const char *name;
     const char *category;  // a string literal: sinks may key on the pointer
@@ -48,16 +48,28 @@ struct Slice {
     uint8_t nargs;
     Arg args[kMaxArgs];
 
-    void add_uint(const char *n, uint64_t v) { Arg &a = args[nargs++]; a.type = Arg::kUint, a.name = n, a.u = v; }
-    void add_int(const char *n, int64_t v) { Arg &a = args[nargs++]; a.type = Arg::kInt, a.name = n, a.i = v; }
-    void add_double(const char *n, double v) { Arg &a = args[nargs++]; a.type = Arg::kDouble, a.name = n, a.d = v; }
-    void add_string(const char *n, const char *v) { Arg &a = args[nargs++]; a.type = Arg::kString, a.name = n, a.s = v; }
+    void add_uint(const char *n, uint64_t v) {
+        Arg &a = args[nargs++];
+        a.type = Arg::kUint, a.name = n, a.u = v;
+    }
+    void add_int(const char *n, int64_t v) {
+        Arg &a = args[nargs++];
+        a.type = Arg::kInt, a.name = n, a.i = v;
+    }
+    void add_double(const char *n, double v) {
+        Arg &a = args[nargs++];
+        a.type = Arg::kDouble, a.name = n, a.d = v;
+    }
+    void add_string(const char *n, const char *v) {
+        Arg &a = args[nargs++];
+        a.type = Arg::kString, a.name = n, a.s = v;
+    }
 };
 
 struct Stats {
     msptiExtActivityStats kinds[MSPTI_ACTIVITY_KIND_COUNT];  // msPTI's counters, by kind
-    uint64_t filtered = 0;                                   // left out by the time window / capture range
-    uint64_t unmatched_ranges = 0;                           // range starts without an end
+    uint64_t filtered = 0;  // left out by the time window / capture range
+    uint64_t unmatched_ranges = 0;  // range starts without an end
     uint64_t dropped_total() const {
         uint64_t n = 0;
         for (const auto &k : kinds) n += k.dropped;

@@ -147,7 +147,8 @@ void SqliteSink::record(const Record &r) {
     case MSPTI_ACTIVITY_KIND_RUNTIME_API: {
         const auto &a = r.u.api;
         int64_t name = string_id(a.name);
-        step(bind(kApi, {i64(a.start), i64(a.end), r.kind(), a.pt.processId, a.pt.threadId, i64(a.correlationId), name}));
+        step(bind(kApi,
+                  {i64(a.start), i64(a.end), r.kind(), a.pt.processId, a.pt.threadId, i64(a.correlationId), name}));
         break;
     }
     case MSPTI_ACTIVITY_KIND_KERNEL: {
@@ -170,8 +171,8 @@ void SqliteSink::record(const Record &r) {
     }
     case MSPTI_ACTIVITY_KIND_MEMORY: {
         const auto &m = r.u.memory;
-        step(bind(kMemory, {i64(m.start), i64(m.end), m.memoryOperationType, m.memoryKind, i64(m.address),
-                            i64(m.bytes), m.deviceId, i64(m.correlationId)}));
+        step(bind(kMemory, {i64(m.start), i64(m.end), m.memoryOperationType, m.memoryKind, i64(m.address), i64(m.bytes),
+                            m.deviceId, i64(m.correlationId)}));
         break;
     }
     case MSPTI_ACTIVITY_KIND_HCCL: {
@@ -222,7 +223,8 @@ void SqliteSink::stats(const Stats &s, uint64_t, bool) {
     };
     for (int k = 1; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
         if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
-        row(kind_name(static_cast<msptiActivityKind>(k)), s.kinds[k].produced, s.kinds[k].delivered, s.kinds[k].dropped);
+        row(kind_name(static_cast<msptiActivityKind>(k)), s.kinds[k].produced, s.kinds[k].delivered,
+            s.kinds[k].dropped);
     }
     row("filtered", 0, 0, s.filtered);
     row("unmatched_ranges", 0, 0, s.unmatched_ranges);

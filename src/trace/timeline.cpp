@@ -8,7 +8,8 @@ namespace mspti_trace {
 
 namespace {
 
-constexpr uint32_t kMarkFlags = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS | MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE;
+constexpr uint32_t kMarkFlags =
+    MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS | MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE;
 constexpr uint32_t kStartFlags = MSPTI_ACTIVITY_FLAG_MARKER_START | MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE;
 constexpr uint32_t kEndFlags = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
 
@@ -111,7 +112,8 @@ uint32_t Timeline::memory_track(uint32_t device) {
 }
 
 uint32_t Timeline::marker_track(const msptiActivityMarker &m) {
-    if (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE) return stream_track(m.objectId.ds.deviceId, m.objectId.ds.streamId);
+    if (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE)
+        return stream_track(m.objectId.ds.deviceId, m.objectId.ds.streamId);
     return thread_track(m.objectId.pt.processId, m.objectId.pt.threadId);
 }
 
@@ -326,9 +328,12 @@ void Timeline::place(Base &base, uint32_t index) {
             lane.max_start = s.start;
         }
         auto pair = std::make_pair(s.start, s.end);
-        if (lane.placed.empty() || lane.placed.back() <= pair) lane.placed.push_back(pair);
-        else lane.placed.insert(std::upper_bound(lane.placed.begin() + static_cast<long>(lane.placed_head),
-                                                 lane.placed.end(), pair), pair);
+        if (lane.placed.empty() || lane.placed.back() <= pair)
+            lane.placed.push_back(pair);
+        else
+            lane.placed.insert(std::upper_bound(lane.placed.begin() + static_cast<long>(lane.placed_head),
+                                                lane.placed.end(), pair),
+                               pair);
         lane.window.push_back(index);
         return;
     }
@@ -371,7 +376,8 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
             emit(b, lane);
             // Late slices are checked against the last kHorizonNs only.
             uint64_t cutoff = lane.max_start > kHorizonNs ? lane.max_start - kHorizonNs : 0;
-            while (lane.placed_head < lane.placed.size() && lane.placed[lane.placed_head].first < cutoff) ++lane.placed_head;
+            while (lane.placed_head < lane.placed.size() && lane.placed[lane.placed_head].first < cutoff)
+                ++lane.placed_head;
             if (lane.placed_head > 4096 && lane.placed_head * 2 > lane.placed.size()) {
                 lane.placed.erase(lane.placed.begin(), lane.placed.begin() + static_cast<long>(lane.placed_head));
                 lane.placed_head = 0;
@@ -383,7 +389,8 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
         // Ranges that never ended: an instant at their start, so that nothing is left open.
         for (auto &entry : open_ranges_) {
             const Record &r = entry.second.start;
-            Slice s = slice(entry.second.track, r, keep_string(std::string(or_empty(r.u.marker.name)) + " (no end)"), "marker");
+            Slice s = slice(entry.second.track, r, keep_string(std::string(or_empty(r.u.marker.name)) + " (no end)"),
+                            "marker");
             s.add_uint("id", r.u.marker.id);
             s.add_string("domain", or_empty(r.u.marker.domain));
             sink_.instant(s);

@@ -40,13 +40,13 @@ private:
         uint64_t max_start = 0;
         std::vector<uint64_t> ends;  // ends of the slices still open at max_start, outermost first
         std::vector<std::pair<uint64_t, uint64_t>> placed;  // (start, end) of recent slices, by start
-        size_t placed_head = 0;                             // entries before it are forgotten
+        size_t placed_head = 0;  // entries before it are forgotten
         std::vector<uint32_t> window;  // this window's slices (indices into Base::window), in (start, -end) order
     };
     struct Base {
         uint32_t track;
         std::vector<Slice> window;
-        std::vector<Lane> lanes;     // lanes[0] is the track itself
+        std::vector<Lane> lanes;  // lanes[0] is the track itself
     };
     struct OpenRange {
         Record start;
@@ -79,8 +79,8 @@ private:
     std::map<uint32_t, uint32_t> devices_, memory_;
     std::map<std::string, uint32_t> comms_;
     std::unordered_map<uint32_t, Base> bases_;  // by track index
-    std::unordered_map<uint64_t, OpenRange> open_ranges_;   // key: id << 1 | device
-    std::unordered_map<uint64_t, uint64_t> early_ends_;     // an end seen before its start
+    std::unordered_map<uint64_t, OpenRange> open_ranges_;  // key: id << 1 | device
+    std::unordered_map<uint64_t, uint64_t> early_ends_;  // an end seen before its start
     std::map<uint32_t, int64_t> memory_in_use_;
     std::deque<std::string> strings_;
     // Sorted through small keys, in nesting order: start, then the longer first, then arrival.

@@ -106,8 +106,10 @@ void Writer::finish(int timeout_ms) {
         wait_finished(timeout_ms);
     }
     if (thread_.joinable()) {
-        if (finished_.load()) thread_.join();  // it has returned from run(), or is about to
-        else thread_.detach();                 // stuck (in msPTI?): the process is ending anyway
+        if (finished_.load())
+            thread_.join();  // it has returned from run(), or is about to
+        else
+            thread_.detach();  // stuck (in msPTI?): the process is ending anyway
     }
 }
 
@@ -137,8 +139,7 @@ void Writer::sync_from_signal(int timeout_ms) {
     sync_ = true;
     sem_post(&wake_);
     timespec until = deadline_in(timeout_ms);
-    while (sem_timedwait(&synced_, &until) != 0 && errno == EINTR && !finished_.load()) {
-    }
+    while (sem_timedwait(&synced_, &until) != 0 && errno == EINTR && !finished_.load()) {}
 }
 
 bool Writer::ensure_sink() {
@@ -206,8 +207,10 @@ void Writer::window(bool final) {
             if (ensure_sink()) timeline_->add(r);
         } else if (r.kind() == MSPTI_ACTIVITY_KIND_MEMORY) {
             // Memory in use counts every allocation, kept or not.
-            if (timeline_ != nullptr) timeline_->note_memory(r);
-            else memory_before_[r.u.memory.deviceId] += Timeline::memory_delta(r);
+            if (timeline_ != nullptr)
+                timeline_->note_memory(r);
+            else
+                memory_before_[r.u.memory.deviceId] += Timeline::memory_delta(r);
         }
     }
     if (timeline_ == nullptr) return;
@@ -223,8 +226,7 @@ void Writer::window(bool final) {
 void Writer::run() {
     for (;;) {
         timespec until = deadline_in(static_cast<int>(config_.flush_ms));
-        while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {
-        }
+        while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {}
         if (finishing_.load()) {
             if (signalled_.load()) msptiActivityFlushAll(1);  // the handler's thread cannot
             window(true);

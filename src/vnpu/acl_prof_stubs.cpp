@@ -28,4 +28,4 @@ VNPU_EXPORT aclError aclprofGetStepTimestamp(aclprofStepInfo *, aclprofStepTag, 
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
-} // extern "C"
+}  // extern "C"

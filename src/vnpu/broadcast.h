@@ -23,7 +23,7 @@ inline std::vector<int64_t> broadcast_strides(const TensorView &view, const std:
 /// Calls fn(offsets) for every element of `dims` in row-major order, with each operand's element offset.
 template <size_t N, class Fn>
 void for_each_element(const std::vector<int64_t> &dims, const std::array<std::vector<int64_t>, N> &strides,
-                    std::array<int64_t, N> offsets, Fn fn) {
+                      std::array<int64_t, N> offsets, Fn fn) {
     int64_t total = 1;
     for (int64_t d : dims) {
         total *= d;
@@ -51,7 +51,7 @@ void for_each_element(const std::vector<int64_t> &dims, const std::array<std::ve
 /// along the row. A scalar (no dimensions) is one row of one element.
 template <size_t N, class Fn>
 void for_each_row(const std::vector<int64_t> &dims, const std::array<std::vector<int64_t>, N> &strides,
-                std::array<int64_t, N> offsets, Fn fn) {
+                  std::array<int64_t, N> offsets, Fn fn) {
     std::array<int64_t, N> steps{};
     if (dims.empty()) {
         fn(offsets, int64_t{1}, steps);
@@ -68,4 +68,4 @@ void for_each_row(const std::vector<int64_t> &dims, const std::array<std::vector
     for_each_element<N>(outer, outer_strides, offsets, [&](const std::array<int64_t, N> &at) { fn(at, n, steps); });
 }
 
-} // namespace vnpu
+}  // namespace vnpu

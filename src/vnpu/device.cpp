@@ -15,7 +15,7 @@ std::mutex g_initMutex;
 int g_initCount = 0;
 bool g_everInitialized = false;
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -222,4 +222,4 @@ VNPU_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context) {
     return ACL_SUCCESS;
 }
 
-} // extern "C"
+}  // extern "C"

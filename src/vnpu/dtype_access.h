@@ -67,4 +67,4 @@ inline void store_element(void *base, int64_t index, aclDataType type, T value) 
     }
 }
 
-} // namespace vnpu
+}  // namespace vnpu

@@ -55,7 +55,7 @@ inline float bf16_as_float(uint16_t bits) {
     return value;
 }
 
-} // namespace rows
+}  // namespace rows
 
 /// dst[i] = element (offset + i * stride) of `base` (of `type`) as T, for i < n. As load_element.
 template <class T>
@@ -123,4 +123,4 @@ void store_row(void *base, int64_t offset, int64_t stride, int64_t n, aclDataTyp
     }
 }
 
-} // namespace vnpu
+}  // namespace vnpu

@@ -62,7 +62,7 @@ bool Event::completed_timestamp(uint64_t &timestamp_ns) {
     return true;
 }
 
-} // namespace vnpu
+}  // namespace vnpu
 
 using vnpu::Runtime;
 
@@ -191,4 +191,4 @@ VNPU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) 
                : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
-} // extern "C"
+}  // extern "C"

@@ -32,4 +32,4 @@ private:
     uint64_t timestampNs_ = 0;
 };
 
-} // namespace vnpu
+}  // namespace vnpu

@@ -21,7 +21,7 @@ float float_of(uint32_t bits) {
     return value;
 }
 
-} // namespace
+}  // namespace
 
 uint16_t float_to_half(float value) {
     const uint32_t bits = bits_of(value);
@@ -101,7 +101,7 @@ uint16_t float_to_bf16(float value) {
 
 float bf16_to_float(uint16_t bits) { return float_of(static_cast<uint32_t>(bits) << 16); }
 
-} // namespace vnpu
+}  // namespace vnpu
 
 extern "C" {
 
@@ -135,4 +135,4 @@ VNPU_EXPORT size_t aclDataTypeSize(aclDataType data_type) {
     }
 }
 
-} // extern "C"
+}  // extern "C"

@@ -20,4 +20,4 @@ void half_to_float_row(const void *src, float *dst, int64_t n);
 /// The i-th binary16 at `dst` (unaligned) = float_to_half(src[i]), for i < n; vectorised where it can be.
 void float_to_half_row(const float *src, void *dst, int64_t n);
 
-} // namespace vnpu
+}  // namespace vnpu

@@ -42,7 +42,7 @@ __attribute__((target("avx,f16c"))) int64_t float_to_half_f16c(const float *src,
 }
 #endif
 
-} // namespace
+}  // namespace
 
 void half_to_float_row(const void *src, float *dst, int64_t n) {
     const auto *p = static_cast<const unsigned char *>(src);
@@ -72,4 +72,4 @@ void float_to_half_row(const float *src, void *dst, int64_t n) {
     }
 }
 
-} // namespace vnpu
+}  // namespace vnpu

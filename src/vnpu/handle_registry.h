@@ -55,4 +55,4 @@ private:
     std::unordered_map<void *, std::shared_ptr<T>> live_;
 };
 
-} // namespace vnpu
+}  // namespace vnpu

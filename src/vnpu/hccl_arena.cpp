@@ -13,7 +13,7 @@ namespace vnpu::hccl {
 namespace {
 
 constexpr uint64_t kMagic = 0x56'4e'50'55'48'43'43'4cULL;  // "VNPUHCCL"
-constexpr uint32_t kReady = 0x52454459;                    // "REDY"
+constexpr uint32_t kReady = 0x52454459;  // "REDY"
 
 size_t align64(size_t n) { return (n + 63) / 64 * 64; }
 
@@ -35,7 +35,7 @@ uint64_t seconds_from_env(const char *name, uint64_t fallback) {
     return fallback;
 }
 
-} // namespace
+}  // namespace
 
 uint64_t exec_timeout_ns() { return seconds_from_env("HCCL_EXEC_TIMEOUT", 1836) * 1000000000ULL; }
 uint64_t connect_timeout_ns() { return seconds_from_env("HCCL_CONNECT_TIMEOUT", 120) * 1000000000ULL; }
@@ -94,7 +94,8 @@ private:
 };
 
 Arena::Arena(void *memory, std::function<void()> release)
-    : header_(static_cast<ArenaHeader *>(memory)), base_(static_cast<unsigned char *>(memory)),
+    : header_(static_cast<ArenaHeader *>(memory)),
+      base_(static_cast<unsigned char *>(memory)),
       release_(std::move(release)) {}
 
 Arena::~Arena() {
@@ -107,7 +108,9 @@ OpDescriptor &Arena::descriptor(uint32_t rank) {
     return reinterpret_cast<OpDescriptor *>(base_ + descriptors_offset())[rank];
 }
 
-unsigned char *Arena::slot(uint32_t rank) { return base_ + slots_offset(header_->n_ranks) + rank * header_->slot_bytes; }
+unsigned char *Arena::slot(uint32_t rank) {
+    return base_ + slots_offset(header_->n_ranks) + rank * header_->slot_bytes;
+}
 
 Mailbox &Arena::mailbox(uint32_t from, uint32_t to) {
     return reinterpret_cast<Mailbox *>(base_ + mailboxes_offset(header_->n_ranks))[from * header_->n_ranks + to];
@@ -228,4 +231,4 @@ HcclResult Arena::recv(uint32_t from, uint32_t to, void *data, uint64_t bytes) {
     return HCCL_SUCCESS;
 }
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

@@ -44,9 +44,9 @@ struct ArenaHeader {
     pthread_cond_t cv;
     uint64_t claimed_ranks;  // bit r: rank r joined
     uint32_t joined;
-    uint32_t arrived;       // at the current barrier
-    uint64_t generation;    // of the barrier
-    uint32_t broken;        // a rank timed out or died: every later operation fails
+    uint32_t arrived;  // at the current barrier
+    uint64_t generation;  // of the barrier
+    uint32_t broken;  // a rank timed out or died: every later operation fails
 };
 
 size_t arena_bytes(uint32_t n_ranks, uint64_t slot_bytes, uint64_t p2p_bytes);
@@ -94,4 +94,4 @@ uint64_t exec_timeout_ns();
 /// Seconds a rank waits for the others to join (HCCL_CONNECT_TIMEOUT, default 120).
 uint64_t connect_timeout_ns();
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

@@ -23,7 +23,7 @@ namespace {
 enum class OpKind : uint32_t { AllReduce = 1, Broadcast, AllGather, ReduceScatter, Reduce, Scatter, AlltoAll, Barrier };
 
 struct OpNames {
-    const char *api;     // host span, e.g. "HcclAllReduce"
+    const char *api;  // host span, e.g. "HcclAllReduce"
     const char *op_name;  // the node name msPTI reports, e.g. "hcom_allReduce_"
     const char *alg_type;
 };
@@ -129,8 +129,13 @@ HcclResult enqueue(const std::shared_ptr<Communicator> &comm, aclrtStream stream
     if (resolve_stream(stream, target) != ACL_SUCCESS || target->device_id() != comm->device_id) {
         return HCCL_E_PARA;  // unknown stream, or a stream of another device than this rank's
     }
-    const vnpuCollectiveInfo info{static_cast<uint32_t>(target->device_id()), target->id(), names.op_name,
-                                  comm->name.c_str(), names.alg_type, static_cast<uint32_t>(type), count,
+    const vnpuCollectiveInfo info{static_cast<uint32_t>(target->device_id()),
+                                  target->id(),
+                                  names.op_name,
+                                  comm->name.c_str(),
+                                  names.alg_type,
+                                  static_cast<uint32_t>(type),
+                                  count,
                                   comm->rank_size};
     const profiler::ExecutionTag tag = profiler::collective_enqueued(info);
     uint64_t seq = target->enqueue([comm, body = std::move(body), tag] {
@@ -146,13 +151,17 @@ HcclResult enqueue(const std::shared_ptr<Communicator> &comm, aclrtStream stream
 
 OpDescriptor describe(OpKind kind, HcclDataType type, HcclReduceOp op, uint32_t root, uint64_t count,
                       uint64_t input_bytes) {
-    return OpDescriptor{static_cast<uint32_t>(kind), static_cast<uint32_t>(type), static_cast<uint32_t>(op), root,
-                        count, input_bytes};
+    return OpDescriptor{static_cast<uint32_t>(kind),
+                        static_cast<uint32_t>(type),
+                        static_cast<uint32_t>(op),
+                        root,
+                        count,
+                        input_bytes};
 }
 
 // The checks HcclSend and HcclRecv share: communicator, type, a peer that is another rank, buffer.
 HcclResult check_point_to_point(HcclComm comm, const void *buf, uint64_t count, HcclDataType data_type, uint32_t peer,
-                             std::shared_ptr<Communicator> &c, uint64_t &bytes) {
+                                std::shared_ptr<Communicator> &c, uint64_t &bytes) {
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(data_type, false, HCCL_REDUCE_SUM);
     if (rc == HCCL_SUCCESS && (peer >= c->rank_size || peer == c->rank)) rc = HCCL_E_PARA;
@@ -161,8 +170,8 @@ HcclResult check_point_to_point(HcclComm comm, const void *buf, uint64_t count, 
     return rc;
 }
 
-} // namespace
-} // namespace vnpu::hccl
+}  // namespace
+}  // namespace vnpu::hccl
 
 using namespace vnpu::hccl;
 using vnpu::profiler::ApiSpan;
@@ -181,14 +190,12 @@ VNPU_EXPORT HcclResult HcclAllReduce(void *send_buf, void *recv_buf, uint64_t co
     if (rc != HCCL_SUCCESS) return rc;
     const OpDescriptor mine = describe(OpKind::AllReduce, data_type, op, 0, count, bytes);
     auto *out = static_cast<unsigned char *>(recv_buf);
-    return enqueue(c, stream, {"HcclAllReduce", "hcom_allReduce_", "RING"}, data_type, count,
-                   [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->all_reduce(send_buf, recv_buf, count, data_type, op);
-                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
-                                                                 const unsigned char *data) {
-                           accumulate(out + lo, data, hi - lo, p, data_type, op);
-                       });
-                   });
+    return enqueue(c, stream, {"HcclAllReduce", "hcom_allReduce_", "RING"}, data_type, count, [=](Communicator &self) {
+        if (self.mpi) return self.mpi->all_reduce(send_buf, recv_buf, count, data_type, op);
+        return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
+            accumulate(out + lo, data, hi - lo, p, data_type, op);
+        });
+    });
 }
 
 VNPU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType data_type, uint32_t root, HcclComm comm,
@@ -204,16 +211,14 @@ VNPU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dat
     const bool is_root = c->rank == root;
     const OpDescriptor mine = describe(OpKind::Broadcast, data_type, HCCL_REDUCE_SUM, root, count, is_root ? bytes : 0);
     auto *out = static_cast<unsigned char *>(buf);
-    return enqueue(c, stream, {"HcclBroadcast", "hcom_broadcast_", "RING"}, data_type, count,
-                   [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->broadcast(buf, count, data_type, root);
-                       return run_rounds(self, mine, buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
-                                                             const unsigned char *data) {
-                           if (!is_root && p == root) {
-                               std::memcpy(out + lo, data, hi - lo);
-                           }
-                       });
-                   });
+    return enqueue(c, stream, {"HcclBroadcast", "hcom_broadcast_", "RING"}, data_type, count, [=](Communicator &self) {
+        if (self.mpi) return self.mpi->broadcast(buf, count, data_type, root);
+        return run_rounds(self, mine, buf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
+            if (!is_root && p == root) {
+                std::memcpy(out + lo, data, hi - lo);
+            }
+        });
+    });
 }
 
 VNPU_EXPORT HcclResult HcclAllGather(void *send_buf, void *recv_buf, uint64_t send_count, HcclDataType data_type,
@@ -231,10 +236,10 @@ VNPU_EXPORT HcclResult HcclAllGather(void *send_buf, void *recv_buf, uint64_t se
     return enqueue(c, stream, {"HcclAllGather", "hcom_allGather_", "RING"}, data_type, send_count,
                    [=](Communicator &self) {
                        if (self.mpi) return self.mpi->all_gather(send_buf, recv_buf, send_count, data_type);
-                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
-                                                                 const unsigned char *data) {
-                           std::memcpy(out + p * block + lo, data, hi - lo);
-                       });
+                       return run_rounds(self, mine, send_buf,
+                                         [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
+                                             std::memcpy(out + p * block + lo, data, hi - lo);
+                                         });
                    });
 }
 
@@ -254,14 +259,15 @@ VNPU_EXPORT HcclResult HcclReduceScatter(void *send_buf, void *recv_buf, uint64_
     return enqueue(c, stream, {"HcclReduceScatter", "hcom_reduceScatter_", "RING"}, data_type, recv_count,
                    [=](Communicator &self) {
                        if (self.mpi) return self.mpi->reduce_scatter(send_buf, recv_buf, recv_count, data_type, op);
-                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
-                                                                 const unsigned char *data) {
-                           uint64_t from = 0;
-                           uint64_t to = 0;
-                           if (block_part(lo, hi, rank, block, from, to)) {
-                               accumulate(out + (from - rank * block), data + (from - lo), to - from, p, data_type, op);
-                           }
-                       });
+                       return run_rounds(self, mine, send_buf,
+                                         [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
+                                             uint64_t from = 0;
+                                             uint64_t to = 0;
+                                             if (block_part(lo, hi, rank, block, from, to)) {
+                                                 accumulate(out + (from - rank * block), data + (from - lo), to - from,
+                                                            p, data_type, op);
+                                             }
+                                         });
                    });
 }
 
@@ -301,21 +307,19 @@ VNPU_EXPORT HcclResult HcclScatter(void *send_buf, void *recv_buf, uint64_t recv
     if (rc == HCCL_SUCCESS) rc = check_buffer(recv_buf, block);
     if (rc != HCCL_SUCCESS) return rc;
     const uint32_t rank = c->rank;
-    const OpDescriptor mine =
-        describe(OpKind::Scatter, data_type, HCCL_REDUCE_SUM, root, recv_count, rank == root ? block * c->rank_size : 0);
+    const OpDescriptor mine = describe(OpKind::Scatter, data_type, HCCL_REDUCE_SUM, root, recv_count,
+                                       rank == root ? block * c->rank_size : 0);
     auto *out = static_cast<unsigned char *>(recv_buf);
-    return enqueue(c, stream, {"HcclScatter", "hcom_scatter_", "RING"}, data_type, recv_count,
-                   [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->scatter(send_buf, recv_buf, recv_count, data_type, root);
-                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
-                                                                 const unsigned char *data) {
-                           uint64_t from = 0;
-                           uint64_t to = 0;
-                           if (p == root && block_part(lo, hi, rank, block, from, to)) {
-                               std::memcpy(out + (from - rank * block), data + (from - lo), to - from);
-                           }
-                       });
-                   });
+    return enqueue(c, stream, {"HcclScatter", "hcom_scatter_", "RING"}, data_type, recv_count, [=](Communicator &self) {
+        if (self.mpi) return self.mpi->scatter(send_buf, recv_buf, recv_count, data_type, root);
+        return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
+            uint64_t from = 0;
+            uint64_t to = 0;
+            if (p == root && block_part(lo, hi, rank, block, from, to)) {
+                std::memcpy(out + (from - rank * block), data + (from - lo), to - from);
+            }
+        });
+    });
 }
 
 VNPU_EXPORT HcclResult HcclAlltoAll(const void *send_buf, uint64_t send_count, HcclDataType send_type,
@@ -325,8 +329,8 @@ VNPU_EXPORT HcclResult HcclAlltoAll(const void *send_buf, uint64_t send_count, H
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(send_type, false, HCCL_REDUCE_SUM);
-    if (rc == HCCL_SUCCESS && (send_type != recv_type || send_count != recv_count ||
-                               (send_buf == recv_buf && send_count > 0))) {
+    if (rc == HCCL_SUCCESS &&
+        (send_type != recv_type || send_count != recv_count || (send_buf == recv_buf && send_count > 0))) {
         rc = HCCL_E_PARA;
     }
     const uint64_t block = send_count * data_type_size(send_type);
@@ -334,19 +338,21 @@ VNPU_EXPORT HcclResult HcclAlltoAll(const void *send_buf, uint64_t send_count, H
     if (rc == HCCL_SUCCESS) rc = check_buffer(recv_buf, block * c->rank_size);
     if (rc != HCCL_SUCCESS) return rc;
     const uint32_t rank = c->rank;
-    const OpDescriptor mine = describe(OpKind::AlltoAll, send_type, HCCL_REDUCE_SUM, 0, send_count, block * c->rank_size);
+    const OpDescriptor mine =
+        describe(OpKind::AlltoAll, send_type, HCCL_REDUCE_SUM, 0, send_count, block * c->rank_size);
     auto *out = static_cast<unsigned char *>(const_cast<void *>(recv_buf));
     return enqueue(c, stream, {"HcclAlltoAll", "hcom_alltoall_", "MESH"}, send_type, send_count,
                    [=](Communicator &self) {
                        if (self.mpi) return self.mpi->all_to_all(send_buf, out, send_count, send_type);
-                       return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi,
-                                                                 const unsigned char *data) {
-                           uint64_t from = 0;
-                           uint64_t to = 0;
-                           if (block_part(lo, hi, rank, block, from, to)) {
-                               std::memcpy(out + p * block + (from - rank * block), data + (from - lo), to - from);
-                           }
-                       });
+                       return run_rounds(self, mine, send_buf,
+                                         [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
+                                             uint64_t from = 0;
+                                             uint64_t to = 0;
+                                             if (block_part(lo, hi, rank, block, from, to)) {
+                                                 std::memcpy(out + p * block + (from - rank * block),
+                                                             data + (from - lo), to - from);
+                                             }
+                                         });
                    });
 }
 
@@ -368,7 +374,7 @@ VNPU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
                    [=](Communicator &self) {
                        if (self.mpi) return self.mpi->barrier();
                        return run_rounds(self, mine, nullptr,
-                                        [](uint32_t, uint64_t, uint64_t, const unsigned char *) {});
+                                         [](uint32_t, uint64_t, uint64_t, const unsigned char *) {});
                    });
 }
 
@@ -380,7 +386,8 @@ VNPU_EXPORT HcclResult HcclSend(void *send_buf, uint64_t count, HcclDataType dat
     HcclResult rc = check_point_to_point(comm, send_buf, count, data_type, dest_rank, c, bytes);
     if (rc != HCCL_SUCCESS) return rc;
     return enqueue(c, stream, {"HcclSend", "hcom_send_", "P2P"}, data_type, count, [=](Communicator &self) {
-        return self.mpi ? self.mpi->send(send_buf, bytes, dest_rank) : self.arena->send(self.rank, dest_rank, send_buf, bytes);
+        return self.mpi ? self.mpi->send(send_buf, bytes, dest_rank)
+                        : self.arena->send(self.rank, dest_rank, send_buf, bytes);
     });
 }
 
@@ -392,7 +399,8 @@ VNPU_EXPORT HcclResult HcclRecv(void *recv_buf, uint64_t count, HcclDataType dat
     HcclResult rc = check_point_to_point(comm, recv_buf, count, data_type, src_rank, c, bytes);
     if (rc != HCCL_SUCCESS) return rc;
     return enqueue(c, stream, {"HcclRecv", "hcom_receive_", "P2P"}, data_type, count, [=](Communicator &self) {
-        return self.mpi ? self.mpi->recv(recv_buf, bytes, src_rank) : self.arena->recv(src_rank, self.rank, recv_buf, bytes);
+        return self.mpi ? self.mpi->recv(recv_buf, bytes, src_rank)
+                        : self.arena->recv(src_rank, self.rank, recv_buf, bytes);
     });
 }
 
@@ -402,4 +410,4 @@ VNPU_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem *send_recv_info, uint3
     return HCCL_E_NOT_SUPPORT;
 }
 
-} // extern "C"
+}  // extern "C"

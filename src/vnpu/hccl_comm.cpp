@@ -31,9 +31,9 @@ struct RootInfoPayload {
     char magic[8];
     char shm_name[64];
     char comm_name[128];
-    uint32_t transport;      // kTransportShm or kTransportMpi: chosen by the root, followed by every rank
+    uint32_t transport;  // kTransportShm or kTransportMpi: chosen by the root, followed by every rank
     uint32_t root_world_rank;  // MPI: the creator's rank in MPI_COMM_WORLD
-    uint32_t sequence;       // MPI: the creator's count of root infos, which tells them apart
+    uint32_t sequence;  // MPI: the creator's count of root infos, which tells them apart
 };
 constexpr uint32_t kTransportShm = 0;
 constexpr uint32_t kTransportMpi = 1;
@@ -57,13 +57,13 @@ uint64_t realtime_ns() {
 
 std::shared_ptr<Arena> make_heap_arena(uint32_t n_ranks) {
     const size_t bytes = arena_bytes(n_ranks, kInProcessSlotBytes, kInProcessP2pBytes);
-    void *memory = ::operator new(bytes, std::align_val_t{64});
+    void *memory = ::operator new (bytes, std::align_val_t{64});
     init_arena(memory, n_ranks, kInProcessSlotBytes, kInProcessP2pBytes);
     return std::make_shared<Arena>(memory, [memory] {
         auto *header = static_cast<ArenaHeader *>(memory);
         pthread_cond_destroy(&header->cv);
         pthread_mutex_destroy(&header->mu);
-        ::operator delete(memory, std::align_val_t{64});
+        ::operator delete (memory, std::align_val_t{64});
     });
 }
 
@@ -74,13 +74,14 @@ int32_t current_device_or(int32_t fallback) {
 
 // The ranks that share an MPI root info form one MPI communicator.
 HcclResult init_on_mpi(const RootInfoPayload &payload, uint32_t n_ranks, uint32_t rank, int32_t device_id,
-                     HcclComm *comm) {
+                       HcclComm *comm) {
     MpiTransport *mpi = mpi_transport();
     if (mpi == nullptr) {
         return HCCL_E_UNAVAIL;
     }
     std::unique_ptr<MpiComm> opened;
-    const HcclResult rc = mpi->open(payload.root_world_rank, payload.sequence, n_ranks, rank, connect_timeout_ns(), opened);
+    const HcclResult rc =
+        mpi->open(payload.root_world_rank, payload.sequence, n_ranks, rank, connect_timeout_ns(), opened);
     if (rc != HCCL_SUCCESS) {
         return rc;
     }
@@ -94,7 +95,7 @@ HcclResult init_on_mpi(const RootInfoPayload &payload, uint32_t n_ranks, uint32_
     return HCCL_SUCCESS;
 }
 
-} // namespace
+}  // namespace
 
 HandleRegistry<Communicator> &communicators() {
     static auto *registry = new HandleRegistry<Communicator>;
@@ -111,14 +112,14 @@ HcclResult find_communicator(const void *handle, std::shared_ptr<Communicator> &
 
 std::string make_comm_name() {
     const uint32_t n = g_commCounter.fetch_add(1);
-    const unsigned long long stamp = (realtime_ns() / 1000ULL + static_cast<uint64_t>(getpid()) * 7919ULL + n) %
-                                     10000000000000000ULL;
+    const unsigned long long stamp =
+        (realtime_ns() / 1000ULL + static_cast<uint64_t>(getpid()) * 7919ULL + n) % 10000000000000000ULL;
     char name[128];
     std::snprintf(name, sizeof name, "127.0.0.1%%lo_%u_%u_%016llu", 60000U + n % 5000U, n, stamp);
     return name;
 }
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl
 
 using namespace vnpu::hccl;
 
@@ -218,7 +219,7 @@ VNPU_EXPORT HcclResult HcclCommInitRootInfo(uint32_t n_ranks, const HcclRootInfo
     payload.comm_name[sizeof payload.comm_name - 1] = '\0';
     if (payload.transport == kTransportMpi) {
         return init_on_mpi(payload, n_ranks, rank,
-                         current_device_or(static_cast<int32_t>(rank % vnpu::Runtime::get().device_count())), comm);
+                           current_device_or(static_cast<int32_t>(rank % vnpu::Runtime::get().device_count())), comm);
     }
     std::shared_ptr<Arena> arena;
     bool creator = false;
@@ -397,4 +398,4 @@ VNPU_EXPORT HcclResult HcclGetConfig(HcclConfig config, HcclConfigValue *config_
     return HCCL_SUCCESS;
 }
 
-} // extern "C"
+}  // extern "C"

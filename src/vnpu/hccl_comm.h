@@ -13,8 +13,8 @@
 namespace vnpu::hccl {
 
 struct Communicator {
-    std::shared_ptr<Arena> arena;    // shared-memory transport
-    std::shared_ptr<MpiComm> mpi;    // MPI transport (then arena is null)
+    std::shared_ptr<Arena> arena;  // shared-memory transport
+    std::shared_ptr<MpiComm> mpi;  // MPI transport (then arena is null)
     uint32_t rank = 0;
     uint32_t rank_size = 0;
     int32_t device_id = 0;
@@ -35,4 +35,4 @@ HcclResult open_shared_arena(const char *shm_name, uint32_t n_ranks, std::shared
 /// Removes the arena's name once every rank has mapped it.
 void unlink_shared_arena(const char *shm_name);
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

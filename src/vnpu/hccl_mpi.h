@@ -19,7 +19,7 @@ public:
     virtual HcclResult broadcast(void *buf, uint64_t count, HcclDataType type, uint32_t root) = 0;
     virtual HcclResult all_gather(const void *send, void *recv, uint64_t send_count, HcclDataType type) = 0;
     virtual HcclResult reduce_scatter(const void *send, void *recv, uint64_t recv_count, HcclDataType type,
-                                     HcclReduceOp op) = 0;
+                                      HcclReduceOp op) = 0;
     virtual HcclResult reduce(const void *send, void *recv, uint64_t count, HcclDataType type, HcclReduceOp op,
                               uint32_t root) = 0;
     virtual HcclResult scatter(const void *send, void *recv, uint64_t recv_count, HcclDataType type, uint32_t root) = 0;
@@ -50,7 +50,7 @@ bool mpi_selected();
 /// The transport, loaded on first use; nullptr (with a message on stderr) when it cannot be loaded.
 MpiTransport *mpi_transport();
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl
 
 /// The plugin's entry point: a new MpiTransport (as void *), or nullptr with `error` filled in.
 extern "C" void *vnpuHcclMpiCreate(vnpu::hccl::ReduceFn reduce, char *error, unsigned long error_bytes);

@@ -25,7 +25,7 @@ namespace {
 std::atomic<bool> g_anyBroken{false};
 
 constexpr int kJoinTagBase = 0x4000;  // + sequence % kJoinTags: the member lists of one root info
-constexpr int kJoinTags = 0x3000;     // sequences: HcclGetRootInfo's, world root infos', rank tables' (0x1000 each)
+constexpr int kJoinTags = 0x3000;  // sequences: HcclGetRootInfo's, world root infos', rank tables' (0x1000 each)
 constexpr int kP2pTag = 7;
 constexpr uint64_t kChunkElems = 1ULL << 28;  // well below INT_MAX, in elements
 
@@ -80,7 +80,7 @@ MPI_Datatype mpi_type(HcclDataType type) {
     case HCCL_DATA_TYPE_FP16:
     case HCCL_DATA_TYPE_BFP16: return MPI_UINT16_T;  // reduced by the user operations
     case HCCL_DATA_TYPE_INT128: return g_int128;
-    default: return MPI_UINT8_T;                     // the 8-bit float formats: moved, never reduced
+    default: return MPI_UINT8_T;  // the 8-bit float formats: moved, never reduced
     }
 }
 
@@ -145,8 +145,9 @@ public:
         for (uint64_t at = 0; at < count; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, count - at));
             MPI_Request r;
-            const HcclResult rc = run(
-                MPI_Ibcast(static_cast<char *>(buf) + at * size, n, mpi_type(type), static_cast<int>(root), comm_, &r), r);
+            const HcclResult rc = run(MPI_Ibcast(static_cast<char *>(buf) + at * size, n, mpi_type(type),
+                                                 static_cast<int>(root), comm_, &r),
+                                      r);
             if (rc != HCCL_SUCCESS) return rc;
         }
         return HCCL_SUCCESS;
@@ -156,13 +157,14 @@ public:
         if (send_count > kChunkElems) return HCCL_E_NOT_SUPPORT;
         const int n = static_cast<int>(send_count);
         const MPI_Datatype t = mpi_type(type);
-        const bool in_place = send == static_cast<char *>(recv) + static_cast<uint64_t>(rank_) * send_count * type_bytes(type);
+        const bool in_place =
+            send == static_cast<char *>(recv) + static_cast<uint64_t>(rank_) * send_count * type_bytes(type);
         MPI_Request r;
         return run(MPI_Iallgather(in_place ? MPI_IN_PLACE : send, n, t, recv, n, t, comm_, &r), r);
     }
 
     HcclResult reduce_scatter(const void *send, void *recv, uint64_t recv_count, HcclDataType type,
-                             HcclReduceOp op) override {
+                              HcclReduceOp op) override {
         if (recv_count > kChunkElems) return HCCL_E_NOT_SUPPORT;
         MPI_Request r;
         return run(MPI_Ireduce_scatter_block(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(recv_count),
@@ -180,7 +182,8 @@ public:
             const void *s = is_root && send == recv ? MPI_IN_PLACE : static_cast<const char *>(send) + at * size;
             void *out = is_root ? static_cast<char *>(recv) + at * size : nullptr;
             MPI_Request r;
-            const HcclResult rc = run(MPI_Ireduce(s, out, n, t, mpi_op(type, op), static_cast<int>(root), comm_, &r), r);
+            const HcclResult rc =
+                run(MPI_Ireduce(s, out, n, t, mpi_op(type, op), static_cast<int>(root), comm_, &r), r);
             if (rc != HCCL_SUCCESS) return rc;
         }
         return HCCL_SUCCESS;
@@ -191,10 +194,11 @@ public:
         const int n = static_cast<int>(recv_count);
         const MPI_Datatype t = mpi_type(type);
         const bool is_root = static_cast<uint32_t>(rank_) == root;
-        const bool in_place =
-            is_root && recv == static_cast<const char *>(send) + static_cast<uint64_t>(root) * recv_count * type_bytes(type);
+        const bool in_place = is_root && recv == static_cast<const char *>(send) +
+                                                     static_cast<uint64_t>(root) * recv_count * type_bytes(type);
         MPI_Request r;
-        return run(MPI_Iscatter(send, n, t, in_place ? MPI_IN_PLACE : recv, n, t, static_cast<int>(root), comm_, &r), r);
+        return run(MPI_Iscatter(send, n, t, in_place ? MPI_IN_PLACE : recv, n, t, static_cast<int>(root), comm_, &r),
+                   r);
     }
 
     HcclResult all_to_all(const void *send, void *recv, uint64_t count, HcclDataType type) override {
@@ -209,8 +213,8 @@ public:
         for (uint64_t at = 0; at < bytes || at == 0; at += kChunkElems) {
             const int n = static_cast<int>(std::min(kChunkElems, bytes - at));
             MPI_Request r;
-            const HcclResult rc = run(MPI_Isend(static_cast<const char *>(buf) + at, n, MPI_BYTE, static_cast<int>(peer),
-                                                kP2pTag, comm_, &r),
+            const HcclResult rc = run(MPI_Isend(static_cast<const char *>(buf) + at, n, MPI_BYTE,
+                                                static_cast<int>(peer), kP2pTag, comm_, &r),
                                       r);
             if (rc != HCCL_SUCCESS || bytes == 0) return rc;
         }
@@ -222,9 +226,9 @@ public:
             const int n = static_cast<int>(std::min(kChunkElems, bytes - at));
             MPI_Request r;
             MPI_Status status;
-            HcclResult rc = run(MPI_Irecv(static_cast<char *>(buf) + at, n, MPI_BYTE, static_cast<int>(peer), kP2pTag,
-                                          comm_, &r),
-                                r, &status);
+            HcclResult rc =
+                run(MPI_Irecv(static_cast<char *>(buf) + at, n, MPI_BYTE, static_cast<int>(peer), kP2pTag, comm_, &r),
+                    r, &status);
             int got = 0;
             if (rc == HCCL_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &got);
             if (rc == HCCL_SUCCESS && got != n) rc = HCCL_E_PARA;  // the sender sent another size
@@ -253,8 +257,9 @@ private:
                 g_anyBroken.store(true);
                 std::lock_guard<std::mutex> lock(mutex_);
                 abandoned_.push_back(request);
-                std::fprintf(stderr, "vnpu hccl: an MPI operation of rank %d found no peers within HCCL_EXEC_TIMEOUT "
-                                     "(%llu s); the communicator is unusable\n",
+                std::fprintf(stderr,
+                             "vnpu hccl: an MPI operation of rank %d found no peers within HCCL_EXEC_TIMEOUT "
+                             "(%llu s); the communicator is unusable\n",
                              rank_, static_cast<unsigned long long>(timeoutNs_ / 1000000000ULL));
                 return HCCL_E_TIMEOUT;
             }
@@ -362,8 +367,8 @@ void finalize_at_exit() {
     }
 }
 
-} // namespace
-} // namespace vnpu::hccl
+}  // namespace
+}  // namespace vnpu::hccl
 
 using namespace vnpu::hccl;
 

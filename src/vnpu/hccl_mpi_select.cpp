@@ -46,7 +46,7 @@ void log_info(const char *message) {
     }
 }
 
-} // namespace
+}  // namespace
 
 bool mpi_selected() {
     static const bool selected = [] {
@@ -92,4 +92,4 @@ MpiTransport *mpi_transport() {
     return transport;
 }
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

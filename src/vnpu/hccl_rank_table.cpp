@@ -146,7 +146,7 @@ uint64_t fnv1a(const std::string &bytes) {
     return h;
 }
 
-} // namespace
+}  // namespace
 
 bool load_rank_table(const char *path, RankTable &table, std::string &error) {
     std::ifstream in(path, std::ios::binary);
@@ -222,4 +222,4 @@ bool load_rank_table(const char *path, RankTable &table, std::string &error) {
     return true;
 }
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

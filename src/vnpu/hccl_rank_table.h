@@ -18,10 +18,10 @@ struct RankEntry {
 
 struct RankTable {
     std::vector<RankEntry> ranks;  // by rank_id: 0..n-1, each exactly once
-    uint64_t content_hash = 0;      // of the file's bytes: names the communicator
+    uint64_t content_hash = 0;  // of the file's bytes: names the communicator
 };
 
 /// Reads and checks a rank table; false with a one-line reason in `error` when it is malformed.
 bool load_rank_table(const char *path, RankTable &table, std::string &error);
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

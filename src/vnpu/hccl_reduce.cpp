@@ -46,7 +46,7 @@ void reduce_half(void *acc, const void *in, uint64_t count, HcclReduceOp op) {
     }
 }
 
-} // namespace
+}  // namespace
 
 size_t data_type_size(HcclDataType type) {
     switch (type) {
@@ -94,4 +94,4 @@ void reduce_into(void *acc, const void *in, uint64_t count, HcclDataType type, H
     }
 }
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

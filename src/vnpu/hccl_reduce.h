@@ -15,4 +15,4 @@ bool reducible(HcclDataType type);
 /// acc[i] = op(acc[i], in[i]) for `count` elements.
 void reduce_into(void *acc, const void *in, uint64_t count, HcclDataType type, HcclReduceOp op);
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

@@ -25,7 +25,7 @@ void pause1ms() {
     nanosleep(&ts, nullptr);
 }
 
-} // namespace
+}  // namespace
 
 HcclResult open_shared_arena(const char *shm_name, uint32_t n_ranks, std::shared_ptr<Arena> &out, bool &creator) {
     const uint64_t p2p_bytes = p2p_bytes_for(n_ranks);
@@ -88,4 +88,4 @@ HcclResult open_shared_arena(const char *shm_name, uint32_t n_ranks, std::shared
 
 void unlink_shared_arena(const char *shm_name) { shm_unlink(shm_name); }
 
-} // namespace vnpu::hccl
+}  // namespace vnpu::hccl

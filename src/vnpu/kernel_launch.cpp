@@ -63,15 +63,14 @@ aclError launch(aclrtFuncHandle func_handle, uint32_t num_blocks, aclrtStream st
     return seq != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
-} // namespace
-} // namespace vnpu
+}  // namespace
+}  // namespace vnpu
 
 extern "C" {
 
-VNPU_EXPORT aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle func_handle, uint32_t num_blocks,
-                                                   aclrtStream stream, aclrtLaunchKernelCfg *cfg, void *host_args,
-                                                   size_t args_size, aclrtPlaceHolderInfo *place_holder_array,
-                                                   size_t place_holder_num) {
+VNPU_EXPORT aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle func_handle, uint32_t num_blocks, aclrtStream stream,
+                                                   aclrtLaunchKernelCfg *cfg, void *host_args, size_t args_size,
+                                                   aclrtPlaceHolderInfo *place_holder_array, size_t place_holder_num) {
     (void)cfg;  // scheduling attributes do not change what the virtual NPU does
     if (place_holder_array == nullptr && place_holder_num > 0) {
         return ACL_ERROR_INVALID_PARAM;
@@ -118,4 +117,4 @@ VNPU_EXPORT aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle bin_handle, ui
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
-} // extern "C"
+}  // extern "C"

@@ -103,7 +103,7 @@ struct CopySides {
 };
 
 aclError check_copy(void *dst, size_t dst_extent, const void *src, size_t src_extent, aclrtMemcpyKind kind,
-                   CopySides &sides) {
+                    CopySides &sides) {
     if (dst == nullptr || src == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
@@ -168,7 +168,7 @@ aclError check_memset(void *dev_ptr, size_t max_count, size_t count) {
     return ACL_SUCCESS;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -247,8 +247,8 @@ VNPU_EXPORT aclError aclrtMemcpy(void *dst, size_t dest_max, const void *src, si
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t dest_max, const void *src, size_t count,
-                                      aclrtMemcpyKind kind, aclrtStream stream) {
+VNPU_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t dest_max, const void *src, size_t count, aclrtMemcpyKind kind,
+                                      aclrtStream stream) {
     VNPU_ACL_SPAN("aclrtMemcpyAsync");
     if (count == 0) {
         return ACL_SUCCESS;
@@ -268,10 +268,12 @@ VNPU_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t dest_max, const void *sr
         // The host data is staged now, so the caller may reuse its buffer at once.
         auto staged = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char *>(src),
                                                                    static_cast<const unsigned char *>(src) + count);
-        return enqueue_copy(stream, [dst, staged] { std::memcpy(dst, staged->data(), staged->size()); }, false);
+        return enqueue_copy(
+            stream, [dst, staged] { std::memcpy(dst, staged->data(), staged->size()); }, false);
     }
     const bool unpinned = !is_pinned_or_device(dst) || !is_pinned_or_device(src);
-    return enqueue_copy(stream, [dst, src, count] { std::memmove(dst, src, count); }, unpinned);
+    return enqueue_copy(
+        stream, [dst, src, count] { std::memmove(dst, src, count); }, unpinned);
 }
 
 VNPU_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -328,7 +330,8 @@ VNPU_EXPORT aclError aclrtMemsetAsync(void *dev_ptr, size_t max_count, int32_t v
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    return enqueue_copy(stream, [dev_ptr, value, count] { std::memset(dev_ptr, value & 0xff, count); }, false);
+    return enqueue_copy(
+        stream, [dev_ptr, value, count] { std::memset(dev_ptr, value & 0xff, count); }, false);
 }
 
 VNPU_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total) {
@@ -387,4 +390,4 @@ VNPU_EXPORT aclError aclrtMemSetPidToShareableHandle(uint64_t shareable_handle, 
     return ACL_ERROR_API_NOT_SUPPORT;
 }
 
-} // extern "C"
+}  // extern "C"

@@ -58,4 +58,4 @@ bool MemoryRegistry::contains_any(const void *p, size_t bytes) const {
     return bytes <= block->size - offset;
 }
 
-} // namespace vnpu
+}  // namespace vnpu

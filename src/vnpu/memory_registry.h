@@ -37,4 +37,4 @@ private:
     std::map<uintptr_t, Allocation> blocks_;
 };
 
-} // namespace vnpu
+}  // namespace vnpu

@@ -83,7 +83,7 @@ const KernelFunction kKernels[] = {
      run_plan, release_plan},
 };
 
-} // namespace
+}  // namespace
 
 const KernelFunction &aclnnKernel(AclnnKernel kernel) { return kKernels[static_cast<size_t>(kernel)]; }
 
@@ -136,7 +136,7 @@ aclnnStatus run_executor(void *workspace, uint64_t workspace_size, aclOpExecutor
     return ACLNN_SUCCESS;
 }
 
-} // namespace vnpu
+}  // namespace vnpu
 
 extern "C" {
 
@@ -156,4 +156,4 @@ VNPU_EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
     return vnpu::executors().remove(executor) ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID;
 }
 
-} // extern "C"
+}  // extern "C"

@@ -16,7 +16,7 @@ enum class AclnnKernel { Add, Axpy, Mul, Relu, MatMul };
 
 struct OpPlan {
     AclnnKernel kernel = AclnnKernel::Add;
-    const char *api_name = "";       // the node-level API name, e.g. "aclnnAdd_AxpyAiCore_Axpy"
+    const char *api_name = "";  // the node-level API name, e.g. "aclnnAdd_AxpyAiCore_Axpy"
     std::function<void()> compute;  // runs on the stream worker
 };
 
@@ -27,7 +27,7 @@ aclnnStatus create_executor(OpPlan plan, uint64_t *workspace_size, aclOpExecutor
 /// Phase 2: launches the executor's kernel on `stream`; consumes a non-repeatable executor.
 aclnnStatus run_executor(void *workspace, uint64_t workspace_size, aclOpExecutor *executor, aclrtStream stream);
 
-} // namespace vnpu
+}  // namespace vnpu
 
 struct aclOpExecutor {
     std::shared_ptr<const vnpu::OpPlan> plan;

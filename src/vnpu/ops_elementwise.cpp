@@ -71,21 +71,21 @@ void binary_kernel(BinaryOp op, const TensorView &self, const TensorView &other,
     std::vector<T> a(kChunk);
     std::vector<T> b(kChunk);
     for_each_row<3>(out.dims, strides, {self.offset, other.offset, out.offset},
-                  [&](const std::array<int64_t, 3> &at, int64_t n, const std::array<int64_t, 3> &step) {
-                      for (int64_t first = 0; first < n; first += kChunk) {
-                          const int64_t len = std::min(kChunk, n - first);
-                          load_row<T>(self.data, at[0] + first * step[0], step[0], len, self.data_type, a.data());
-                          load_row<T>(other.data, at[1] + first * step[1], step[1], len, other.data_type, b.data());
-                          T *x = a.data();
-                          const T *y = b.data();
-                          if (op == BinaryOp::Add) {
-                              for (int64_t i = 0; i < len; ++i) x[i] = x[i] + alpha * y[i];
-                          } else {
-                              for (int64_t i = 0; i < len; ++i) x[i] = x[i] * y[i];
-                          }
-                          store_row<T>(out.data, at[2] + first * step[2], step[2], len, out.data_type, x);
-                      }
-                  });
+                    [&](const std::array<int64_t, 3> &at, int64_t n, const std::array<int64_t, 3> &step) {
+                        for (int64_t first = 0; first < n; first += kChunk) {
+                            const int64_t len = std::min(kChunk, n - first);
+                            load_row<T>(self.data, at[0] + first * step[0], step[0], len, self.data_type, a.data());
+                            load_row<T>(other.data, at[1] + first * step[1], step[1], len, other.data_type, b.data());
+                            T *x = a.data();
+                            const T *y = b.data();
+                            if (op == BinaryOp::Add) {
+                                for (int64_t i = 0; i < len; ++i) x[i] = x[i] + alpha * y[i];
+                            } else {
+                                for (int64_t i = 0; i < len; ++i) x[i] = x[i] * y[i];
+                            }
+                            store_row<T>(out.data, at[2] + first * step[2], step[2], len, out.data_type, x);
+                        }
+                    });
 }
 
 template <class T>
@@ -93,18 +93,18 @@ void relu_kernel(const TensorView &self, const TensorView &out) {
     const std::array<std::vector<int64_t>, 2> strides{self.strides, out.strides};
     std::vector<T> a(kChunk);
     for_each_row<2>(out.dims, strides, {self.offset, out.offset},
-                  [&](const std::array<int64_t, 2> &at, int64_t n, const std::array<int64_t, 2> &step) {
-                      for (int64_t first = 0; first < n; first += kChunk) {
-                          const int64_t len = std::min(kChunk, n - first);
-                          T *x = a.data();
-                          load_row<T>(self.data, at[0] + first * step[0], step[0], len, self.data_type, x);
-                          for (int64_t i = 0; i < len; ++i) {
-                              const T v = x[i];
-                              x[i] = v > T{} || v != v ? v : T{};  // NaN stays NaN
-                          }
-                          store_row<T>(out.data, at[1] + first * step[1], step[1], len, out.data_type, x);
-                      }
-                  });
+                    [&](const std::array<int64_t, 2> &at, int64_t n, const std::array<int64_t, 2> &step) {
+                        for (int64_t first = 0; first < n; first += kChunk) {
+                            const int64_t len = std::min(kChunk, n - first);
+                            T *x = a.data();
+                            load_row<T>(self.data, at[0] + first * step[0], step[0], len, self.data_type, x);
+                            for (int64_t i = 0; i < len; ++i) {
+                                const T v = x[i];
+                                x[i] = v > T{} || v != v ? v : T{};  // NaN stays NaN
+                            }
+                            store_row<T>(out.data, at[1] + first * step[1], step[1], len, out.data_type, x);
+                        }
+                    });
 }
 
 /// Calls fn with a value of the compute type for `type`: float, double or int64_t.
@@ -120,7 +120,7 @@ void with_compute_type(aclDataType type, Fn fn) {
 }
 
 aclnnStatus plan_binary(BinaryOp op, const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
-                       const aclTensor *out, uint64_t *workspace_size, aclOpExecutor **executor) {
+                        const aclTensor *out, uint64_t *workspace_size, aclOpExecutor **executor) {
     if (self == nullptr || other == nullptr || out == nullptr || (op == BinaryOp::Add && alpha == nullptr) ||
         workspace_size == nullptr || executor == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
@@ -193,20 +193,17 @@ aclnnStatus plan_relu(const aclTensor *self, const aclTensor *out, uint64_t *wor
     OpPlan plan;
     plan.kernel = AclnnKernel::Relu;
     plan.api_name = "aclnnRelu_ReluAiCore_Relu";
-    plan.compute = [a, o] {
-        with_compute_type(a.data_type, [&](auto zero) { relu_kernel<decltype(zero)>(a, o); });
-    };
+    plan.compute = [a, o] { with_compute_type(a.data_type, [&](auto zero) { relu_kernel<decltype(zero)>(a, o); }); };
     return create_executor(std::move(plan), workspace_size, executor);
 }
 
-} // namespace
-} // namespace vnpu
+}  // namespace
+}  // namespace vnpu
 
 extern "C" {
 
-VNPU_EXPORT aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
-                                                 const aclScalar *alpha, aclTensor *out, uint64_t *workspace_size,
-                                                 aclOpExecutor **executor) {
+VNPU_EXPORT aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
+                                                 aclTensor *out, uint64_t *workspace_size, aclOpExecutor **executor) {
     return vnpu::plan_binary(vnpu::BinaryOp::Add, self, other, alpha, out, workspace_size, executor);
 }
 
@@ -246,8 +243,8 @@ VNPU_EXPORT aclnnStatus aclnnInplaceMul(void *workspace, uint64_t workspace_size
     return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
-VNPU_EXPORT aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor *self, const aclTensor *out,
-                                                  uint64_t *workspace_size, aclOpExecutor **executor) {
+VNPU_EXPORT aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor *self, const aclTensor *out, uint64_t *workspace_size,
+                                                  aclOpExecutor **executor) {
     return vnpu::plan_relu(self, out, workspace_size, executor);
 }
 
@@ -266,4 +263,4 @@ VNPU_EXPORT aclnnStatus aclnnInplaceRelu(void *workspace, uint64_t workspace_siz
     return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
-} // extern "C"
+}  // extern "C"

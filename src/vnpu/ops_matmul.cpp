@@ -73,13 +73,13 @@ GemmOperand gemm_operand(const MatrixOperand &m, int64_t base, std::vector<float
     if (by_columns) {
         for (int64_t c = 0; c < m.cols; ++c) {
             load_row<float>(m.view.data, base + c * m.col_stride, m.row_stride, m.rows, m.view.data_type,
-                           scratch.data() + c * m.rows);
+                            scratch.data() + c * m.rows);
         }
         return {scratch.data(), static_cast<int>(std::max<int64_t>(1, m.rows)), CblasTrans};
     }
     for (int64_t r = 0; r < m.rows; ++r) {
         load_row<float>(m.view.data, base + r * m.row_stride, m.col_stride, m.cols, m.view.data_type,
-                       scratch.data() + r * m.cols);
+                        scratch.data() + r * m.cols);
     }
     return {scratch.data(), static_cast<int>(std::max<int64_t>(1, m.cols)), CblasNoTrans};
 }
@@ -87,7 +87,7 @@ GemmOperand gemm_operand(const MatrixOperand &m, int64_t base, std::vector<float
 // Each matrix of the batch: operands converted to fp32, multiplied by OpenBLAS's sgemm (fp32
 // accumulate, as the cube unit), the result converted to the output type.
 void matmul_kernel(const MatrixOperand &a, const MatrixOperand &b, const TensorView &out,
-                  const std::vector<int64_t> &batch_dims) {
+                   const std::vector<int64_t> &batch_dims) {
     const TensorView a_batch{a.view.data, a.view.data_type, a.batch_dims, a.batch_strides, 0};
     const TensorView b_batch{b.view.data, b.view.data_type, b.batch_dims, b.batch_strides, 0};
     TensorView out_batch{out.data, out.data_type, batch_dims, {}, 0};
@@ -112,28 +112,28 @@ void matmul_kernel(const MatrixOperand &a, const MatrixOperand &b, const TensorV
     std::vector<float> b_scratch;
     std::vector<float> c(direct ? 0 : static_cast<size_t>(M * N));
     for_each_element<3>(batch_dims, strides, {a.view.offset, b.view.offset, out.offset},
-                      [&](const std::array<int64_t, 3> &base) {
-                          float *dst = direct ? static_cast<float *>(out.data) + base[2] : c.data();
-                          const int ldc = static_cast<int>(direct ? std::max<int64_t>(out_row_stride, 1) : N);
-                          if (K == 0) {
-                              for (int64_t m = 0; m < M; ++m) std::fill(dst + m * ldc, dst + m * ldc + N, 0.0f);
-                          } else {
-                              const GemmOperand ga = gemm_operand(a, base[0], a_scratch);
-                              const GemmOperand gb = gemm_operand(b, base[1], b_scratch);
-                              cblas_sgemm(CblasRowMajor, ga.trans, gb.trans, static_cast<int>(M), static_cast<int>(N),
-                                          static_cast<int>(K), 1.0f, ga.data, ga.ld, gb.data, gb.ld, 0.0f, dst, ldc);
-                          }
-                          if (!direct) {
-                              for (int64_t m = 0; m < M; ++m) {
-                                  store_row<float>(out.data, base[2] + m * out_row_stride, out_col_stride, N, out.data_type,
-                                                  c.data() + m * N);
-                              }
-                          }
-                      });
+                        [&](const std::array<int64_t, 3> &base) {
+                            float *dst = direct ? static_cast<float *>(out.data) + base[2] : c.data();
+                            const int ldc = static_cast<int>(direct ? std::max<int64_t>(out_row_stride, 1) : N);
+                            if (K == 0) {
+                                for (int64_t m = 0; m < M; ++m) std::fill(dst + m * ldc, dst + m * ldc + N, 0.0f);
+                            } else {
+                                const GemmOperand ga = gemm_operand(a, base[0], a_scratch);
+                                const GemmOperand gb = gemm_operand(b, base[1], b_scratch);
+                                cblas_sgemm(CblasRowMajor, ga.trans, gb.trans, static_cast<int>(M), static_cast<int>(N),
+                                            static_cast<int>(K), 1.0f, ga.data, ga.ld, gb.data, gb.ld, 0.0f, dst, ldc);
+                            }
+                            if (!direct) {
+                                for (int64_t m = 0; m < M; ++m) {
+                                    store_row<float>(out.data, base[2] + m * out_row_stride, out_col_stride, N,
+                                                     out.data_type, c.data() + m * N);
+                                }
+                            }
+                        });
 }
 
 aclnnStatus plan_matmul(const aclTensor *self, const aclTensor *mat2, const aclTensor *out, int8_t cube_math_type,
-                       uint64_t *workspace_size, aclOpExecutor **executor) {
+                        uint64_t *workspace_size, aclOpExecutor **executor) {
     if (self == nullptr || mat2 == nullptr || out == nullptr || workspace_size == nullptr || executor == nullptr) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -146,8 +146,8 @@ aclnnStatus plan_matmul(const aclTensor *self, const aclTensor *mat2, const aclT
             return rc;
         }
     }
-    if (!is_matmul_type(a.data_type) || !is_matmul_type(b.data_type) || !is_matmul_type(o.data_type) || cube_math_type < 0 ||
-        cube_math_type > 4) {
+    if (!is_matmul_type(a.data_type) || !is_matmul_type(b.data_type) || !is_matmul_type(o.data_type) ||
+        cube_math_type < 0 || cube_math_type > 4) {
         return ACLNN_ERR_PARAM_INVALID;
     }
     if (a.dims.empty() || b.dims.empty() || a.dims.size() > 6 || b.dims.size() > 6) {
@@ -169,8 +169,8 @@ aclnnStatus plan_matmul(const aclTensor *self, const aclTensor *mat2, const aclT
     return create_executor(std::move(plan), workspace_size, executor);
 }
 
-} // namespace
-} // namespace vnpu
+}  // namespace
+}  // namespace vnpu
 
 extern "C" {
 
@@ -185,4 +185,4 @@ VNPU_EXPORT aclnnStatus aclnnMatmul(void *workspace, uint64_t workspace_size, ac
     return vnpu::run_executor(workspace, workspace_size, executor, stream);
 }
 
-} // extern "C"
+}  // extern "C"

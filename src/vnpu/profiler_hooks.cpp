@@ -35,7 +35,7 @@ const vnpuProfiler *table_for_tag(const ExecutionTag &tag) noexcept {
     return now;
 }
 
-} // namespace
+}  // namespace
 
 const vnpuProfiler *current() noexcept { return g_table.load(std::memory_order_acquire); }
 
@@ -103,14 +103,14 @@ void collective_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t en
 }
 
 void stream_trace_reached(uint64_t mark_id, uint32_t flag, uint32_t device_id, uint32_t stream_id,
-                        uint64_t timestamp_ns) noexcept {
+                          uint64_t timestamp_ns) noexcept {
     const vnpuProfiler *t = current();
     if (t != nullptr && t->onStreamTrace != nullptr) {
         t->onStreamTrace(t->userdata, mark_id, flag, device_id, stream_id, timestamp_ns);
     }
 }
 
-} // namespace vnpu::profiler
+}  // namespace vnpu::profiler
 
 extern "C" {
 
@@ -136,4 +136,4 @@ VNPU_EXPORT int vnpuProfilerRegister(const vnpuProfiler *profiler) {
 
 VNPU_EXPORT uint64_t vnpuNowNs(void) { return vnpu::profiler::now_ns(); }
 
-} // extern "C"
+}  // extern "C"

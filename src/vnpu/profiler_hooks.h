@@ -39,9 +39,9 @@ void kernel_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns
 ExecutionTag collective_enqueued(const vnpuCollectiveInfo &info) noexcept;
 void collective_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept;
 void stream_trace_reached(uint64_t mark_id, uint32_t flag, uint32_t device_id, uint32_t stream_id,
-                        uint64_t timestamp_ns) noexcept;
+                          uint64_t timestamp_ns) noexcept;
 void api(vnpuApiLevel level, const char *name, uint64_t begin_ns, uint64_t end_ns) noexcept;
 
-} // namespace vnpu::profiler
+}  // namespace vnpu::profiler
 
 #define VNPU_ACL_SPAN(name) ::vnpu::profiler::ApiSpan vnpuAclSpan_(VNPU_API_LEVEL_ACL, name)

@@ -26,7 +26,7 @@ uint32_t device_count_from_env() {
 
 void bump_cancel_at_exit() { Runtime::get().cancel_blocked_tasks(); }
 
-} // namespace
+}  // namespace
 
 Runtime &Runtime::get() {
     // Leaked on purpose: worker threads may still run while the process exits.
@@ -132,4 +132,4 @@ aclError resolve_stream(const void *handle, std::shared_ptr<Stream> &out) {
     return out ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
-} // namespace vnpu
+}  // namespace vnpu

@@ -31,7 +31,7 @@ public:
 struct Device {
     int32_t id = 0;
     std::mutex mu;
-    int ref_count = 0;                         // aclrtSetDevice - aclrtResetDevice
+    int ref_count = 0;  // aclrtSetDevice - aclrtResetDevice
     std::shared_ptr<Context> default_context;  // exists while ref_count > 0
     std::atomic<uint32_t> next_stream_id{0};
     std::atomic<uint64_t> used_bytes{0};
@@ -78,4 +78,4 @@ aclError current_context(std::shared_ptr<Context> &out);
 /// Resolves a stream handle; NULL means the current context's default stream.
 aclError resolve_stream(const void *handle, std::shared_ptr<Stream> &out);
 
-} // namespace vnpu
+}  // namespace vnpu

@@ -49,4 +49,4 @@ inline bool matmul_shape(const std::vector<int64_t> &a, const std::vector<int64_
     return true;
 }
 
-} // namespace vnpu
+}  // namespace vnpu

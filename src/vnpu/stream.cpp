@@ -82,4 +82,4 @@ void Stream::worker_loop() {
     }
 }
 
-} // namespace vnpu
+}  // namespace vnpu

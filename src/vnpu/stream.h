@@ -57,4 +57,4 @@ private:
     std::thread worker_;
 };
 
-} // namespace vnpu
+}  // namespace vnpu

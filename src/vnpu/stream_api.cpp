@@ -115,4 +115,4 @@ VNPU_EXPORT int vnpuStreamGetIds(void *stream, uint32_t *device_id, uint32_t *st
     return ACL_SUCCESS;
 }
 
-} // extern "C"
+}  // extern "C"

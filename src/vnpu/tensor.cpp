@@ -39,7 +39,7 @@ aclnnStatus copy_out(const std::vector<int64_t> &values, int64_t **array, uint64
     return ACLNN_SUCCESS;
 }
 
-} // namespace
+}  // namespace
 
 int64_t TensorView::numel() const {
     int64_t n = 1;
@@ -81,7 +81,7 @@ aclnnStatus view_of(const aclTensor *tensor, TensorView &out) {
 
 double scalar_as_double(const aclScalar &scalar) { return load_element<double>(scalar.value, 0, scalar.data_type); }
 
-} // namespace vnpu
+}  // namespace vnpu
 
 extern "C" {
 
@@ -225,4 +225,4 @@ VNPU_EXPORT aclnnStatus aclnnInit(const char *config_path) {
 
 VNPU_EXPORT aclnnStatus aclnnFinalize(void) { return ACLNN_SUCCESS; }
 
-} // extern "C"
+}  // extern "C"

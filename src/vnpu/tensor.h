@@ -11,7 +11,7 @@
 struct aclTensor {
     std::vector<int64_t> view_dims;
     std::vector<int64_t> strides;  // elements, one per view dim
-    int64_t offset = 0;            // elements from tensor_data to the first element
+    int64_t offset = 0;  // elements from tensor_data to the first element
     aclDataType data_type = ACL_FLOAT;
     aclFormat format = ACL_FORMAT_ND;
     std::vector<int64_t> storage_dims;
@@ -52,4 +52,4 @@ aclnnStatus view_of(const aclTensor *tensor, TensorView &out);
 /// The scalar's value as double (for alpha).
 double scalar_as_double(const aclScalar &scalar);
 
-} // namespace vnpu
+}  // namespace vnpu

@@ -33,8 +33,8 @@ int resolve_device(int device) {
     int n = device_count();
     if (device < 0) device = current_device();
     if (device >= n) {
-        throw std::invalid_argument("device " + std::to_string(device) + " out of range (0.." +
-                                    std::to_string(n - 1) + ")");
+        throw std::invalid_argument("device " + std::to_string(device) + " out of range (0.." + std::to_string(n - 1) +
+                                    ")");
     }
     return device;
 }
@@ -103,11 +103,11 @@ int operand_dtype(const Tensor &a, const Tensor *b) {
 
 HcclDataType hccl_dtype(const Tensor &t) {
     switch (t.dtype()) {
-        case kFloat32: return HCCL_DATA_TYPE_FP32;
-        case kFloat16: return HCCL_DATA_TYPE_FP16;
-        case kInt32: return HCCL_DATA_TYPE_INT32;
-        case kInt64: return HCCL_DATA_TYPE_INT64;
-        default: throw DTypeError("collectives do not take " + dtype_name(t.dtype()) + " tensors");
+    case kFloat32: return HCCL_DATA_TYPE_FP32;
+    case kFloat16: return HCCL_DATA_TYPE_FP16;
+    case kInt32: return HCCL_DATA_TYPE_INT32;
+    case kInt64: return HCCL_DATA_TYPE_INT64;
+    default: throw DTypeError("collectives do not take " + dtype_name(t.dtype()) + " tensors");
     }
 }
 
@@ -121,8 +121,8 @@ public:
         int64_t scalar_dims[1] = {1};  // a 0-D tensor still passes a valid array
         int64_t *dims = shape.empty() ? scalar_dims : shape.data();
         int64_t *steps = shape.empty() ? scalar_dims : strides.data();
-        handle_ = aclCreateTensor(dims, shape.size(), static_cast<aclDataType>(t.dtype()), steps, 0, ACL_FORMAT_ND, dims,
-                                  shape.size(), t.data_ptr());
+        handle_ = aclCreateTensor(dims, shape.size(), static_cast<aclDataType>(t.dtype()), steps, 0, ACL_FORMAT_ND,
+                                  dims, shape.size(), t.data_ptr());
         if (handle_ == nullptr) throw CallError("aclCreateTensor", -1);
     }
     ~Descriptor() { aclDestroyTensor(handle_); }
@@ -153,8 +153,8 @@ aclrtStream stream_for(int device, const Stream *stream) {
 
 /** Phase 2 of an aclnn op: workspace, launch on the stream. */
 template <typename Launch>
-void launch(const char *name, aclnnStatus phase1, const uint64_t *workspace_size_out, aclOpExecutor *const *executor_out,
-            int device, aclrtStream stream, Launch fn) {
+void launch(const char *name, aclnnStatus phase1, const uint64_t *workspace_size_out,
+            aclOpExecutor *const *executor_out, int device, aclrtStream stream, Launch fn) {
     // The sizes are read here, after phase 1 (the caller's argument list ran it) wrote them.
     const uint64_t workspace_size = *workspace_size_out;
     aclOpExecutor *executor = *executor_out;
@@ -428,7 +428,8 @@ Tensor mul(const Tensor &a, const Tensor &b, const Stream *stream) {
     Descriptor da(a), db(b), dout(out);
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
-    launch("aclnnMul", aclnnMulGetWorkspaceSize(da.get(), db.get(), dout.get(), &ws, &ex), &ws, &ex, device, s, aclnnMul);
+    launch("aclnnMul", aclnnMulGetWorkspaceSize(da.get(), db.get(), dout.get(), &ws, &ex), &ws, &ex, device, s,
+           aclnnMul);
     return out;
 }
 
@@ -487,8 +488,7 @@ std::string Communicator::world_root_info() {
     return to_hex(info);
 }
 
-Communicator::Communicator(int world_size, const std::string &root_info, int rank)
-    : impl_(std::make_shared<Impl>()) {
+Communicator::Communicator(int world_size, const std::string &root_info, int rank) : impl_(std::make_shared<Impl>()) {
     if (world_size < 1 || rank < 0 || rank >= world_size) {
         throw std::invalid_argument("rank " + std::to_string(rank) + " is not in 0.." + std::to_string(world_size - 1));
     }
@@ -516,8 +516,9 @@ int Communicator::async_error() const {
 
 void Communicator::all_reduce(const Tensor &tensor, int op, const Stream *stream) {
     const HcclDataType dtype = hccl_dtype(tensor);
-    check("HcclAllReduce", HcclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()),
-                                         dtype, static_cast<HcclReduceOp>(op), impl_->live(), stream_of(tensor, stream)));
+    check("HcclAllReduce",
+          HcclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()), dtype,
+                        static_cast<HcclReduceOp>(op), impl_->live(), stream_of(tensor, stream)));
 }
 
 void Communicator::broadcast(const Tensor &tensor, int root, const Stream *stream) {
@@ -549,8 +550,7 @@ void Communicator::reduce_scatter(const Tensor &output, const Tensor &input, int
 
 void Communicator::barrier(const Stream *stream) {
     Stream s = stream != nullptr ? *stream : Stream::default_stream(-1);
-    check("HcclBarrier",
-          HcclBarrier(impl_->live(), reinterpret_cast<aclrtStream>(static_cast<intptr_t>(s.handle()))));
+    check("HcclBarrier", HcclBarrier(impl_->live(), reinterpret_cast<aclrtStream>(static_cast<intptr_t>(s.handle()))));
     s.synchronize();
 }
 

@@ -49,18 +49,18 @@ public:
 
 /** @name Element types (their aclDataType values) */
 /** @{ */
-constexpr int kFloat32 = 0;   ///< ACL_FLOAT (operators and collectives take it)
-constexpr int kFloat16 = 1;   ///< ACL_FLOAT16 (operators and collectives take it)
-constexpr int kInt8 = 2;      ///< ACL_INT8
-constexpr int kInt32 = 3;     ///< ACL_INT32 (operators and collectives take it)
-constexpr int kUInt8 = 4;     ///< ACL_UINT8 (raw bytes, as for workspaces)
-constexpr int kInt16 = 6;     ///< ACL_INT16
-constexpr int kUInt16 = 7;    ///< ACL_UINT16
-constexpr int kUInt32 = 8;    ///< ACL_UINT32
-constexpr int kInt64 = 9;     ///< ACL_INT64 (operators and collectives take it)
-constexpr int kUInt64 = 10;   ///< ACL_UINT64
+constexpr int kFloat32 = 0;  ///< ACL_FLOAT (operators and collectives take it)
+constexpr int kFloat16 = 1;  ///< ACL_FLOAT16 (operators and collectives take it)
+constexpr int kInt8 = 2;  ///< ACL_INT8
+constexpr int kInt32 = 3;  ///< ACL_INT32 (operators and collectives take it)
+constexpr int kUInt8 = 4;  ///< ACL_UINT8 (raw bytes, as for workspaces)
+constexpr int kInt16 = 6;  ///< ACL_INT16
+constexpr int kUInt16 = 7;  ///< ACL_UINT16
+constexpr int kUInt32 = 8;  ///< ACL_UINT32
+constexpr int kInt64 = 9;  ///< ACL_INT64 (operators and collectives take it)
+constexpr int kUInt64 = 10;  ///< ACL_UINT64
 constexpr int kFloat64 = 11;  ///< ACL_DOUBLE
-constexpr int kBool = 12;     ///< ACL_BOOL
+constexpr int kBool = 12;  ///< ACL_BOOL
 /** @} */
 
 /** @brief Bytes per element of `dtype`; DTypeError for a type tensors cannot hold. */
@@ -198,8 +198,7 @@ public:
     /** @brief Concatenates every rank's `input` into `output` (HcclAllGather). */
     void all_gather(const Tensor &output, const Tensor &input, const Stream *stream = nullptr);
     /** @brief Reduces `input` across ranks and gives each rank its slice in `output` (HcclReduceScatter). */
-    void reduce_scatter(const Tensor &output, const Tensor &input, int op = kReduceSum,
-                        const Stream *stream = nullptr);
+    void reduce_scatter(const Tensor &output, const Tensor &input, int op = kReduceSum, const Stream *stream = nullptr);
     /** @brief Waits until every rank has reached the barrier (HcclBarrier, then the stream is synchronised). */
     void barrier(const Stream *stream = nullptr);
     /** @brief Destroys the communicator after the current device's work (HcclCommDestroy); later calls fail. */

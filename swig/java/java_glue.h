@@ -126,12 +126,14 @@ inline jstring new_string(JNIEnv *env, const char *text, size_t size) {
 
 inline jlong j(uint64_t v) { return static_cast<jlong>(v); }  // two's complement, as Java's long
 template <typename E>
-inline jint e(E v) { return static_cast<jint>(v); }
+inline jint e(E v) {
+    return static_cast<jint>(v);
+}
 
 }  // namespace mspti_java
 
 #include "java_record_decoder.h"  // per-record callbacks of MstxMonitor with ranges: records built in Java
-#include "java_record_runs.h"     // the other per-record callbacks: blocks decoded in Java
+#include "java_record_runs.h"  // the other per-record callbacks: blocks decoded in Java
 
 namespace mspti_java {
 

@@ -25,9 +25,9 @@ namespace mspti_java {  // uses new_string() and report_callback_error() of java
 /** The slots and string table of one thread's org.mspti.RecordDecoder. */
 class RecordDecoder {
 public:
-    static constexpr int kSlots = 16;      // 64-bit slots: the most JNI constructor arguments of a record
+    static constexpr int kSlots = 16;  // 64-bit slots: the most JNI constructor arguments of a record
     static constexpr int kArgStrings = 3;  // the most strings of a record
-    static constexpr int kCached = 256;    // direct-mapped string table; then one uncached slot per argument
+    static constexpr int kCached = 256;  // direct-mapped string table; then one uncached slot per argument
 
     RecordDecoder(const RecordDecoder &) = delete;
     RecordDecoder &operator=(const RecordDecoder &) = delete;

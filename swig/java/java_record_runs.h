@@ -127,16 +127,17 @@ inline BlockStrings &block_strings() {
 
 /** org.mspti.RecordRun.fillStrings (see there). */
 extern "C" JNIEXPORT jint JNICALL Java_org_mspti_RecordRun_fillStrings(JNIEnv *env, jclass, jobject block, jint first,
-                                                                        jint count, jint stride, jint kind,
-                                                                        jintArray indices, jobjectArray table,
-                                                                        jboolean fresh) {
+                                                                       jint count, jint stride, jint kind,
+                                                                       jintArray indices, jobjectArray table,
+                                                                       jboolean fresh) {
     const mspti_java::StringFields *fields = mspti_java::string_fields(kind);
     const auto *data = static_cast<const uint8_t *>(env->GetDirectBufferAddress(block));
     if (fields == nullptr || data == nullptr || first < 0 || count < 0 || stride <= 0 ||
         (static_cast<jlong>(first) + count) * stride > env->GetDirectBufferCapacity(block) ||
         static_cast<jlong>(count) * fields->count > env->GetArrayLength(indices))
         return -1;
-    return mspti_java::block_strings().fill(env, data, first, count, stride, *fields, indices, table, fresh == JNI_TRUE);
+    return mspti_java::block_strings().fill(env, data, first, count, stride, *fields, indices, table,
+                                            fresh == JNI_TRUE);
 }
 
 /**
@@ -146,7 +147,7 @@ extern "C" JNIEXPORT jint JNICALL Java_org_mspti_RecordRun_fillStrings(JNIEnv *e
  * dropped counts (and every monitor's stats); false where libmspti.so lacks the extension.
  */
 extern "C" JNIEXPORT jboolean JNICALL Java_org_mspti_RecordRun_reportDiscarded(JNIEnv *, jclass, jint kind,
-                                                                                jlong count) {
+                                                                               jlong count) {
     if (&msptiExtActivityReportDiscarded == nullptr || count <= 0) return JNI_FALSE;
     return msptiExtActivityReportDiscarded(static_cast<msptiActivityKind>(kind), static_cast<uint64_t>(count)) ==
                    MSPTI_SUCCESS

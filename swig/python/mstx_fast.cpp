@@ -31,8 +31,8 @@ PyObject *type_name(PyObject *obj) {
  * Binds positional and keyword arguments to `names` (as a Python def would); slots of omitted
  * optional arguments stay nullptr. Raises the TypeError Python raises for a bad call.
  */
-bool bind_args(const char *api, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-               const char *const *names, Py_ssize_t required, Py_ssize_t count, PyObject **out) {
+bool bind_args(const char *api, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *const *names,
+               Py_ssize_t required, Py_ssize_t count, PyObject **out) {
     if (nargs > count) {
         if (required == count) {
             PyErr_Format(PyExc_TypeError, "%s() takes %zd positional argument%s but %zd were given", api, count,
@@ -173,9 +173,9 @@ PyObject *py_mark(PyObject *, PyObject *const *args, Py_ssize_t nargs, PyObject 
     if (!message_args("mark", args, nargs, kwnames, a)) return nullptr;
     const char *message = nullptr;
     switch (name_utf8("mark", "message", a[0], &message)) {
-        case Name::error: return nullptr;
-        case Name::not_recorded: Py_RETURN_NONE;
-        case Name::ok: break;
+    case Name::error: return nullptr;
+    case Name::not_recorded: Py_RETURN_NONE;
+    case Name::ok: break;
     }
     if (a[1] == nullptr || a[1] == Py_None) {
         mstxMarkA(message, nullptr);
@@ -190,9 +190,9 @@ PyObject *py_range_start(PyObject *, PyObject *const *args, Py_ssize_t nargs, Py
     if (!message_args("range_start", args, nargs, kwnames, a)) return nullptr;
     const char *message = nullptr;
     switch (name_utf8("range_start", "message", a[0], &message)) {
-        case Name::error: return nullptr;
-        case Name::not_recorded: return PyLong_FromLong(0);
-        case Name::ok: break;
+    case Name::error: return nullptr;
+    case Name::not_recorded: return PyLong_FromLong(0);
+    case Name::ok: break;
     }
     mstxRangeId id = 0;
     if (a[1] == nullptr || a[1] == Py_None) {
@@ -221,8 +221,7 @@ PyObject *py_range_end(PyObject *, PyObject *const *args, Py_ssize_t nargs, PyOb
 
 /** The C part of mspti.mstx.Domain: the handle (nullptr when nothing records the domain). */
 struct DomainObject {
-    PyObject_HEAD
-    mstxDomainHandle_t handle;
+    PyObject_HEAD mstxDomainHandle_t handle;
 };
 
 mstxDomainHandle_t handle_of(PyObject *self) { return reinterpret_cast<DomainObject *>(self)->handle; }
@@ -232,9 +231,9 @@ PyObject *domain_mark(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     if (!message_args("Domain.mark", args, nargs, kwnames, a)) return nullptr;
     const char *message = nullptr;
     switch (name_utf8("Domain.mark", "message", a[0], &message)) {
-        case Name::error: return nullptr;
-        case Name::not_recorded: Py_RETURN_NONE;
-        case Name::ok: break;
+    case Name::error: return nullptr;
+    case Name::not_recorded: Py_RETURN_NONE;
+    case Name::ok: break;
     }
     mstxDomainHandle_t domain = handle_of(self);
     if (domain == nullptr) Py_RETURN_NONE;
@@ -251,9 +250,9 @@ PyObject *domain_range_start(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (!message_args("Domain.range_start", args, nargs, kwnames, a)) return nullptr;
     const char *message = nullptr;
     switch (name_utf8("Domain.range_start", "message", a[0], &message)) {
-        case Name::error: return nullptr;
-        case Name::not_recorded: return PyLong_FromLong(0);
-        case Name::ok: break;
+    case Name::error: return nullptr;
+    case Name::not_recorded: return PyLong_FromLong(0);
+    case Name::ok: break;
     }
     mstxDomainHandle_t domain = handle_of(self);
     if (domain == nullptr) return PyLong_FromLong(0);
@@ -329,11 +328,7 @@ PyType_Slot g_domain_slots[] = {
 };
 
 PyType_Spec g_domain_spec = {
-    "mspti._mstx.DomainBase",
-    sizeof(DomainObject),
-    0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    g_domain_slots,
+    "mspti._mstx.DomainBase", sizeof(DomainObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, g_domain_slots,
 };
 
 PyObject *py_domain_create(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
@@ -343,9 +338,9 @@ PyObject *py_domain_create(PyObject *, PyObject *const *args, Py_ssize_t nargs) 
     }
     const char *name = nullptr;
     switch (name_utf8("Domain", "name", args[0], &name)) {
-        case Name::error: return nullptr;
-        case Name::not_recorded: Py_RETURN_NONE;
-        case Name::ok: break;
+    case Name::error: return nullptr;
+    case Name::not_recorded: Py_RETURN_NONE;
+    case Name::ok: break;
     }
     mstxDomainHandle_t domain = mstxDomainCreateA(name);
     if (domain == nullptr) Py_RETURN_NONE;
@@ -389,7 +384,8 @@ PyMethodDef g_methods[] = {
      "An unknown id, or 0, does nothing, as in msPTI. Raises TypeError for a non-int id and\n"
      "ValueError for one outside 0..2**64-1."},
     {"_domain_create", as_cfunction(py_domain_create), METH_FASTCALL,
-     "_domain_create($module, name, /)\n--\n\nThe handle (an int) of domain ``name``, or None when nothing records it."},
+     "_domain_create($module, name, /)\n--\n\nThe handle (an int) of domain ``name``, or None when nothing records "
+     "it."},
     {"_domain_destroy", py_domain_destroy, METH_O,
      "_domain_destroy($module, handle, /)\n--\n\nMarks the domain ``handle`` destroyed."},
     {"_set_too_long_hook", py_set_too_long_hook, METH_O,

@@ -22,7 +22,7 @@ namespace mspti_py {
 /** The Python types records are built from (strong references, set once). */
 struct RecordTypes {
     PyObject *classes[kRecordClassCount] = {};  // by RecordClass
-    PyObject *enums[kEnumClassCount] = {};      // by EnumClass: dict int -> member
+    PyObject *enums[kEnumClassCount] = {};  // by EnumClass: dict int -> member
     PyObject *batch_factory = nullptr;  // callable(kind: int, view: memoryview) -> batch object
 };
 
@@ -73,7 +73,9 @@ inline PyObject *enum_member(PyObject *members, long value) {
     return PyErr_Occurred() ? (Py_DECREF(key), nullptr) : key;
 }
 
-inline PyObject *str(const std::string &s) { return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"); }
+inline PyObject *str(const std::string &s) {
+    return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+}
 
 /** Instance of the tuple subclass `cls` with `n` items, filled by the caller (SET_ITEM). New reference. */
 inline PyObject *alloc_record(PyObject *cls, Py_ssize_t n) {

@@ -111,7 +111,7 @@ private:
     PyGILState_STATE gil_{};
     PyThreadState *saved_ = nullptr;
     bool attached_ = false;  // only touched on the delivery thread
-    bool holding_ = false;   // the GIL is held for the buffer being delivered
+    bool holding_ = false;  // the GIL is held for the buffer being delivered
     std::vector<PyObject *> kept_;  // keep_until_buffer_end(); delivery thread, GIL held
 };
 
@@ -151,8 +151,10 @@ inline bool stream_from_python(PyObject *obj, void **stream) {
         if (handle == nullptr || !PyLong_Check(handle)) {
             Py_XDECREF(handle);
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "stream must be None, an int handle or a stream object with an int "
-                                          "'handle' attribute, not %s", Py_TYPE(obj)->tp_name);
+            PyErr_Format(PyExc_TypeError,
+                         "stream must be None, an int handle or a stream object with an int "
+                         "'handle' attribute, not %s",
+                         Py_TYPE(obj)->tp_name);
             return false;
         }
     }

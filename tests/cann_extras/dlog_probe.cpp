@@ -87,16 +87,23 @@ int by_dlopen() {
     return 0;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char **argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode == "check") check();
-    else if (mode == "log") log();
-    else if (mode == "api") api();
-    else if (mode == "flood" && argc > 2) flood(std::atoi(argv[2]));
-    else if (mode == "long") long_message();
-    else if (mode == "dlopen") return by_dlopen();
-    else return 2;
+    if (mode == "check")
+        check();
+    else if (mode == "log")
+        log();
+    else if (mode == "api")
+        api();
+    else if (mode == "flood" && argc > 2)
+        flood(std::atoi(argv[2]));
+    else if (mode == "long")
+        long_message();
+    else if (mode == "dlopen")
+        return by_dlopen();
+    else
+        return 2;
     return 0;
 }

@@ -141,11 +141,12 @@ TEST(Dlog, GlobalLevelFromTheEnvironment) {
 }
 
 TEST(Dlog, ModuleLevelsAndEventSwitch) {
-    const Result r = run_probe({"check"}, {"ASCEND_GLOBAL_LOG_LEVEL=2", "ASCEND_MODULE_LOG_LEVEL=MSPTI=0:HCCL=4:BOGUS=1",
-                                           "ASCEND_GLOBAL_EVENT_ENABLE=0"});
-    EXPECT_TRUE(enabled(r.out, 31, 0));   // MSPTI names module 31 (PROFILING)
-    EXPECT_FALSE(enabled(r.out, 3, 3));   // HCCL off
-    EXPECT_TRUE(enabled(r.out, 4, 2));    // FMK: the global level
+    const Result r =
+        run_probe({"check"}, {"ASCEND_GLOBAL_LOG_LEVEL=2", "ASCEND_MODULE_LOG_LEVEL=MSPTI=0:HCCL=4:BOGUS=1",
+                              "ASCEND_GLOBAL_EVENT_ENABLE=0"});
+    EXPECT_TRUE(enabled(r.out, 31, 0));  // MSPTI names module 31 (PROFILING)
+    EXPECT_FALSE(enabled(r.out, 3, 3));  // HCCL off
+    EXPECT_TRUE(enabled(r.out, 4, 2));  // FMK: the global level
     EXPECT_FALSE(enabled(r.out, 4, 1));
     EXPECT_FALSE(enabled(r.out, 31, 16));
 }
@@ -154,7 +155,8 @@ TEST(Dlog, PrintsToStdoutInCannsLineFormat) {
     const Result r = run_probe({"log"}, {"ASCEND_SLOG_PRINT_TO_STDOUT=1", "ASCEND_GLOBAL_LOG_LEVEL=1"});
     ASSERT_EQ(r.status, 0);
     const auto lines = lines_of(r.out);
-    const std::string head = "\\(" + std::to_string(r.pid) + ",dlog_probe\\):\\d{4}-\\d\\d-\\d\\d-\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\.\\d{3} ";
+    const std::string head =
+        "\\(" + std::to_string(r.pid) + ",dlog_probe\\):\\d{4}-\\d\\d-\\d\\d-\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\.\\d{3} ";
     const std::vector<std::regex> expected = {
         std::regex("\\[INFO\\] PROFILING" + head + "\\(mspti\\)\\[probe\\.cpp:1\\] >>> \\(tid:1\\) hello 1"),
         std::regex("\\[WARNING\\] PROFILING" + head + "\\(mspti\\)\\[probe\\.cpp:1\\] >>> \\(tid:1\\) hello 2"),
@@ -190,8 +192,8 @@ TEST(Dlog, DefaultDirectoryIsUnderHome) {
 
 TEST(Dlog, FilesAreBoundedInSizeAndNumber) {
     const std::string dir = fresh_dir("rotate");
-    const Result r = run_probe({"flood", "2000"},
-                               {"ASCEND_PROCESS_LOG_PATH=" + dir, "VNPU_DLOG_FILE_BYTES=8192", "VNPU_DLOG_FILE_COUNT=3"});
+    const Result r = run_probe({"flood", "2000"}, {"ASCEND_PROCESS_LOG_PATH=" + dir, "VNPU_DLOG_FILE_BYTES=8192",
+                                                   "VNPU_DLOG_FILE_COUNT=3"});
     ASSERT_EQ(r.status, 0);
     const std::string plog = dir + "/debug/plog/";
     const auto files = files_in(plog);
@@ -239,4 +241,4 @@ TEST(Dlog, LoadsByNameWithDlopen) {
     EXPECT_NE(r.out.find(">>> (tid:5) via dlopen"), std::string::npos) << r.out;
 }
 
-} // namespace
+}  // namespace

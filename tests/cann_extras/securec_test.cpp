@@ -50,7 +50,7 @@ TEST(MemcpyS, Copies) {
     EXPECT_STREQ(dst, "abcdefg");
     EXPECT_EQ(memcpy_s(dst, sizeof(dst), "xyz", 0), EOK);  // count 0: nothing
     EXPECT_STREQ(dst, "abcdefg");
-    EXPECT_EQ(memcpy_s(dst, sizeof(dst), dst, 8), EOK);    // onto itself
+    EXPECT_EQ(memcpy_s(dst, sizeof(dst), dst, 8), EOK);  // onto itself
 }
 
 TEST(MemcpyS, BadDestMaxIsErange) {
@@ -266,7 +266,7 @@ TEST(SprintfS, BadParameters) {
     EXPECT_STREQ(dst, "");
     strcpy(dst, "zzzzzzz");
     EXPECT_EQ(sprintf_s(nullptr, 8, "%d", 1), -1);
-    EXPECT_EQ(sprintf_s(dst, 0, "%d", 1), -1);       // nothing may be written
+    EXPECT_EQ(sprintf_s(dst, 0, "%d", 1), -1);  // nothing may be written
     EXPECT_EQ(sprintf_s(dst, kTooBig, "%d", 1), -1);
     EXPECT_STREQ(dst, "zzzzzzz");
     EXPECT_EQ(call_vsprintf_s(dst, sizeof(dst), opaque(nullptr)), -1);
@@ -337,8 +337,8 @@ TEST(SscanfS, Integers) {
     short h = 0;
     signed char hh = 0;
     size_t z = 0;
-    ASSERT_EQ(sscanf_s("-12 0x1f 0x10 4000000000 -7 123456789012 -3 -4 99", "%d %i %x %u %ld %lld %hd %hhd %zu",
-                       &d, &i, &x, &u, &l, &ll, &h, &hh, &z),
+    ASSERT_EQ(sscanf_s("-12 0x1f 0x10 4000000000 -7 123456789012 -3 -4 99", "%d %i %x %u %ld %lld %hd %hhd %zu", &d, &i,
+                       &x, &u, &l, &ll, &h, &hh, &z),
               9);
     EXPECT_EQ(d, -12);
     EXPECT_EQ(i, 31);
@@ -447,10 +447,10 @@ TEST(SscanfS, BadParametersAreEof) {
     EXPECT_EQ(sscanf_s("1", opaque(nullptr)), -1);
     EXPECT_EQ(sscanf_s("1", "%d", static_cast<int *>(nullptr)), -1);
     EXPECT_EQ(sscanf_s("ab", "%s", static_cast<char *>(nullptr), 4u), -1);
-    EXPECT_EQ(sscanf_s("1", opaque("%y"), &a), -1);   // unknown conversion
+    EXPECT_EQ(sscanf_s("1", opaque("%y"), &a), -1);  // unknown conversion
     char set[4];
     EXPECT_EQ(sscanf_s("a", opaque("%[a"), set, 4u), -1);  // unterminated scan set
     EXPECT_EQ(call_vsscanf_s(nullptr, "%d", &a), -1);
 }
 
-} // namespace
+}  // namespace

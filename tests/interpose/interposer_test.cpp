@@ -53,7 +53,8 @@ uint32_t stream_id(aclrtStream s) {
 
 TEST_F(Interposer, ReportsInterposingAndAcceptsPreloadKinds) {
     EXPECT_TRUE(msptiExtIsInterposing());
-    enable({MSPTI_ACTIVITY_KIND_HCCL, MSPTI_ACTIVITY_KIND_MEMORY, MSPTI_ACTIVITY_KIND_MEMSET, MSPTI_ACTIVITY_KIND_MEMCPY});
+    enable(
+        {MSPTI_ACTIVITY_KIND_HCCL, MSPTI_ACTIVITY_KIND_MEMORY, MSPTI_ACTIVITY_KIND_MEMSET, MSPTI_ACTIVITY_KIND_MEMCPY});
 }
 
 TEST_F(Interposer, EveryKernelGivesOneRecordInStreamOrder) {
@@ -158,10 +159,10 @@ TEST_F(Interposer, MemcpyKindsMapAsMspti) {
     for (int kind = 0; kind <= 7; ++kind) aclrtMemcpy(a, 8, b, 8, kind);
     auto cpy = take<msptiActivityMemcpy>(MSPTI_ACTIVITY_KIND_MEMCPY);
     ASSERT_EQ(cpy.size(), 8u);  // recorded whatever the real call returned
-    const msptiActivityMemcpyKind expected[] = {
-        MSPTI_ACTIVITY_MEMCPY_KIND_HTOH, MSPTI_ACTIVITY_MEMCPY_KIND_HTOD,    MSPTI_ACTIVITY_MEMCPY_KIND_DTOH,
-        MSPTI_ACTIVITY_MEMCPY_KIND_DTOD, MSPTI_ACTIVITY_MEMCPY_KIND_DEFAULT, MSPTI_ACTIVITY_MEMCPY_KIND_HTOD,
-        MSPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, MSPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN};
+    const msptiActivityMemcpyKind expected[] = {MSPTI_ACTIVITY_MEMCPY_KIND_HTOH,    MSPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+                                                MSPTI_ACTIVITY_MEMCPY_KIND_DTOH,    MSPTI_ACTIVITY_MEMCPY_KIND_DTOD,
+                                                MSPTI_ACTIVITY_MEMCPY_KIND_DEFAULT, MSPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+                                                MSPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, MSPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN};
     for (int i = 0; i < 8; ++i) EXPECT_EQ(cpy[i].copyKind, expected[i]) << i;
 }
 

@@ -31,8 +31,8 @@ TEST(PreloadCheck, PreloadOnlyKindsAndCallbacksFollowInterposition) {
 
     const msptiResult want = expect ? MSPTI_SUCCESS : MSPTI_ERROR_WITHOUT_LD_PRELOAD;
     EXPECT_EQ(interposing(), expect);
-    for (auto kind : {MSPTI_ACTIVITY_KIND_HCCL, MSPTI_ACTIVITY_KIND_MEMORY, MSPTI_ACTIVITY_KIND_MEMSET,
-                      MSPTI_ACTIVITY_KIND_MEMCPY})
+    for (auto kind :
+         {MSPTI_ACTIVITY_KIND_HCCL, MSPTI_ACTIVITY_KIND_MEMORY, MSPTI_ACTIVITY_KIND_MEMSET, MSPTI_ACTIVITY_KIND_MEMCPY})
         EXPECT_EQ(enable(kind), want) << kind;
     EXPECT_EQ(enable(MSPTI_ACTIVITY_KIND_MARKER), MSPTI_SUCCESS);  // no interposition needed
     EXPECT_EQ(enable(MSPTI_ACTIVITY_KIND_KERNEL), MSPTI_SUCCESS);

@@ -18,7 +18,7 @@ using mspti_test::Collector;
 namespace {
 
 constexpr aclError kAclNotSupported = 200001;  // ACL_ERROR_API_NOT_SUPPORT
-constexpr int kHcclNotSupported = 5;           // HCCL_E_NOT_SUPPORT
+constexpr int kHcclNotSupported = 5;  // HCCL_E_NOT_SUPPORT
 
 struct Call {
     msptiCallbackDomain domain;

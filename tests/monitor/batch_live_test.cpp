@@ -19,8 +19,7 @@ public:
     void on_batch(const mspti::RecordBatch &batch) override {
         for (size_t i = 0; i < batch.count && mspti::batch_callback_live(); ++i) {
             auto until = std::chrono::steady_clock::now() + per_record_;
-            while (std::chrono::steady_clock::now() < until) {
-            }
+            while (std::chrono::steady_clock::now() < until) {}
             handed.fetch_add(1);
             if (on_record) on_record();
         }

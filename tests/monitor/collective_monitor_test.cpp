@@ -93,8 +93,7 @@ void RunEveryCollective(uint32_t rank, HcclComm comm, aclrtStream stream) {
     ASSERT_EQ(HcclAllReduce(in.ptr, out.ptr, 16, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream), HCCL_SUCCESS);
     ASSERT_EQ(HcclBroadcast(in.ptr, 8, HCCL_DATA_TYPE_INT32, 0, comm, stream), HCCL_SUCCESS);
     ASSERT_EQ(HcclAllGather(in.ptr, out.ptr, 4, HCCL_DATA_TYPE_FP16, comm, stream), HCCL_SUCCESS);
-    ASSERT_EQ(HcclReduceScatter(in.ptr, out.ptr, 4, HCCL_DATA_TYPE_INT16, HCCL_REDUCE_MAX, comm, stream),
-              HCCL_SUCCESS);
+    ASSERT_EQ(HcclReduceScatter(in.ptr, out.ptr, 4, HCCL_DATA_TYPE_INT16, HCCL_REDUCE_MAX, comm, stream), HCCL_SUCCESS);
     ASSERT_EQ(HcclReduce(in.ptr, out.ptr, 8, HCCL_DATA_TYPE_INT64, HCCL_REDUCE_SUM, 1, comm, stream), HCCL_SUCCESS);
     ASSERT_EQ(HcclScatter(in.ptr, out.ptr, 4, HCCL_DATA_TYPE_INT8, 0, comm, stream), HCCL_SUCCESS);
     ASSERT_EQ(HcclAlltoAll(in.ptr, 2, HCCL_DATA_TYPE_UINT8, out.ptr, 2, HCCL_DATA_TYPE_UINT8, comm, stream),

@@ -25,9 +25,7 @@ std::atomic<uint32_t> g_pid{0};
 std::atomic<uint64_t> g_own{0};
 std::atomic<uint64_t> g_foreign{0};
 
-void OnMark(const mspti::MarkerData &d) {
-    ++(d.object_id.process_id == g_pid.load() ? g_own : g_foreign);
-}
+void OnMark(const mspti::MarkerData &d) { ++(d.object_id.process_id == g_pid.load() ? g_own : g_foreign); }
 
 std::string Reap(pid_t pid) {
     int status = 0;
@@ -98,8 +96,8 @@ TEST(MonitorFork, ChildrenForkedWhileTheMonitorDeliversGetExactlyTheirOwnMarks) 
     stop.store(true);
     for (auto &p : producers) p.join();
     EXPECT_EQ(monitor.stop(), mspti::MsptiResult::MSPTI_SUCCESS);
-    EXPECT_TRUE(failures.empty()) << failures.size() << " children failed; first: "
-                                  << (failures.empty() ? "" : failures.front());
+    EXPECT_TRUE(failures.empty()) << failures.size()
+                                  << " children failed; first: " << (failures.empty() ? "" : failures.front());
     EXPECT_EQ(g_foreign.load(), 0u);
     EXPECT_EQ(monitor.stats().delivered, g_own.load());
 }
@@ -115,11 +113,12 @@ TEST(MonitorFork, AChildStopsAMonitorWhoseCallbackRanInTheParentAtTheFork) {
 #endif
     mspti::MstxMonitor monitor;
     std::atomic<bool> in_callback{false}, release{false};
-    ASSERT_EQ(monitor.start([&](const mspti::MarkerData &) {
-                  in_callback.store(true);
-                  while (!release.load()) std::this_thread::yield();
-              },
-                        nullptr),
+    ASSERT_EQ(monitor.start(
+                  [&](const mspti::MarkerData &) {
+                      in_callback.store(true);
+                      while (!release.load()) std::this_thread::yield();
+                  },
+                  nullptr),
               mspti::MsptiResult::MSPTI_SUCCESS);
     mstxMarkA("held", nullptr);
     ASSERT_EQ(msptiActivityFlushAll(1), MSPTI_SUCCESS);  // hands the buffer to the delivery thread

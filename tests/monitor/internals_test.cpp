@@ -38,10 +38,10 @@ TEST(RangePairing, HostAndDeviceHalvesPairSeparately) {
     uint64_t evicted = 0;
     EXPECT_FALSE(t.add(Half(5, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE, 10, "r"), true,
                        out, evicted));
-    EXPECT_FALSE(t.add(Half(5, kDevice, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE, 12, ""),
-                       true, out, evicted));
-    ASSERT_TRUE(
-        t.add(Half(5, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE, 20, ""), false, out, evicted));
+    EXPECT_FALSE(t.add(Half(5, kDevice, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE, 12, ""), true,
+                       out, evicted));
+    ASSERT_TRUE(t.add(Half(5, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE, 20, ""), false, out,
+                      evicted));
     EXPECT_EQ(out.source_kind, kHost);
     EXPECT_EQ(out.id, 5u);
     EXPECT_EQ(out.name, "r");
@@ -66,8 +66,8 @@ TEST(RangePairing, EndBeforeStartStillPairsWithTheStartsFields) {
     RangeMarkerData out;
     uint64_t evicted = 0;
     EXPECT_FALSE(t.add(Half(9, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_END, 30, ""), false, out, evicted));
-    ASSERT_TRUE(t.add(Half(9, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_START, 25, "late"), true, out,
-                      evicted));
+    ASSERT_TRUE(
+        t.add(Half(9, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_START, 25, "late"), true, out, evicted));
     EXPECT_EQ(out.name, "late");
     EXPECT_EQ(out.start, 25u);
     EXPECT_EQ(out.end, 30u);
@@ -78,8 +78,8 @@ TEST(RangePairing, FullTableEvictsTheOldestAndCountsIt) {
     RangeMarkerData out;
     uint64_t evicted = 0;
     for (uint64_t id = 1; id <= 5; ++id)
-        EXPECT_FALSE(t.add(Half(id, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_START, id, "s"), true, out,
-                           evicted));
+        EXPECT_FALSE(
+            t.add(Half(id, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_START, id, "s"), true, out, evicted));
     EXPECT_EQ(evicted, 2u);
     EXPECT_EQ(t.size(), 3u);
     // 1 and 2 are gone: their ends open new entries (evicting 3, then 4); 5 still pairs.

@@ -17,10 +17,11 @@ TEST(MonitorLifecycle, StopFromInsideTheCallbackDoesNotWaitForItself) {
     mspti::MstxMonitor m;
     std::atomic<int> calls{0};
     MsptiResult inner = MsptiResult::MSPTI_ERROR_INNER;
-    ASSERT_EQ(m.start([&](const mspti::MarkerData &) {
-                  if (calls.fetch_add(1) == 0) inner = m.stop();
-              },
-                      nullptr),
+    ASSERT_EQ(m.start(
+                  [&](const mspti::MarkerData &) {
+                      if (calls.fetch_add(1) == 0) inner = m.stop();
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     for (int i = 0; i < 10; ++i) mstxMarkA("stop_inside", nullptr);
     EXPECT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
@@ -51,14 +52,14 @@ TEST(MonitorLifecycle, StopReturnsWithinItsTimeoutAndCountsTheBacklogAsDropped) 
     EXPECT_EQ(m.stop_timeout(), mspti::Monitor::kDefaultStopTimeoutMs);
     ASSERT_EQ(m.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
     std::atomic<uint64_t> calls{0};
-    ASSERT_EQ(m.start([&](const mspti::MarkerData &) {
-                  // A slow consumer: ~50 us a record, 100,000 records take 5 s to deliver.
-                  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-                  while (std::chrono::steady_clock::now() < until) {
-                  }
-                  calls.fetch_add(1);
-              },
-                      nullptr),
+    ASSERT_EQ(m.start(
+                  [&](const mspti::MarkerData &) {
+                      // A slow consumer: ~50 us a record, 100,000 records take 5 s to deliver.
+                      auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+                      while (std::chrono::steady_clock::now() < until) {}
+                      calls.fetch_add(1);
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     const uint64_t dropped_before = marker_dropped();
     for (int i = 0; i < 100000; ++i) mstxMarkA("backlog", nullptr);
@@ -80,8 +81,7 @@ namespace {
 // A slow consumer: ~50 us a record, so 100,000 records take 5 s to deliver.
 void slow_record() {
     auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    while (std::chrono::steady_clock::now() < until) {}
 }
 }  // namespace
 
@@ -89,11 +89,12 @@ TEST(MonitorLifecycle, DroppedCountsEachRecordOnceWhenAnotherMonitorOfTheKindToo
     mspti::MstxMonitor slow, fast;
     std::atomic<uint64_t> slow_calls{0}, fast_calls{0};
     ASSERT_EQ(slow.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
-    ASSERT_EQ(slow.start([&](const mspti::MarkerData &) {
-                  slow_record();
-                  slow_calls.fetch_add(1);
-              },
-                      nullptr),
+    ASSERT_EQ(slow.start(
+                  [&](const mspti::MarkerData &) {
+                      slow_record();
+                      slow_calls.fetch_add(1);
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     ASSERT_EQ(fast.start([&](const mspti::MarkerData &) { fast_calls.fetch_add(1); }, nullptr),
               MsptiResult::MSPTI_SUCCESS);
@@ -121,11 +122,12 @@ TEST(MonitorLifecycle, DroppedCountsEachRecordOnceWhenAnotherMonitorOfTheKindToo
 TEST(MonitorLifecycle, StopIsBoundedWhileAnotherMonitorsCallbackIsSlow) {
     mspti::MstxMonitor slow, quick;
     std::atomic<uint64_t> slow_calls{0}, quick_calls{0};
-    ASSERT_EQ(slow.start([&](const mspti::MarkerData &) {
-                  slow_record();
-                  slow_calls.fetch_add(1);
-              },
-                      nullptr),
+    ASSERT_EQ(slow.start(
+                  [&](const mspti::MarkerData &) {
+                      slow_record();
+                      slow_calls.fetch_add(1);
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     ASSERT_EQ(quick.start([&](const mspti::MarkerData &) { quick_calls.fetch_add(1); }, nullptr),
               MsptiResult::MSPTI_SUCCESS);
@@ -150,17 +152,19 @@ TEST(MonitorLifecycle, StopIsBoundedWhileAnotherMonitorsCallbackIsSlow) {
 TEST(MonitorLifecycle, StopAllStopsEveryMonitorWithinOneStopTimeout) {
     mspti::MstxMonitor a, b;
     std::atomic<uint64_t> a_calls{0}, b_calls{0};
-    ASSERT_EQ(a.start([&](const mspti::MarkerData &) {
-                  slow_record();
-                  a_calls.fetch_add(1);
-              },
-                      nullptr),
+    ASSERT_EQ(a.start(
+                  [&](const mspti::MarkerData &) {
+                      slow_record();
+                      a_calls.fetch_add(1);
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
-    ASSERT_EQ(b.start([&](const mspti::MarkerData &) {
-                  slow_record();
-                  b_calls.fetch_add(1);
-              },
-                      nullptr),
+    ASSERT_EQ(b.start(
+                  [&](const mspti::MarkerData &) {
+                      slow_record();
+                      b_calls.fetch_add(1);
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     for (int i = 0; i < 100000; ++i) mstxMarkA("all", nullptr);  // 10 s of callbacks
     ASSERT_EQ(a.set_stop_timeout(300), MsptiResult::MSPTI_SUCCESS);
@@ -189,13 +193,14 @@ TEST(MonitorLifecycle, StopAllDoesNotWaitPastItsBoundForACallbackInProgress) {
     std::mutex mutex;
     std::condition_variable cv;
     bool entered = false, release = false;
-    ASSERT_EQ(m.start([&](const mspti::MarkerData &) {
-                  std::unique_lock<std::mutex> lock(mutex);
-                  entered = true;
-                  cv.notify_all();
-                  cv.wait(lock, [&] { return release; });
-              },
-                      nullptr),
+    ASSERT_EQ(m.start(
+                  [&](const mspti::MarkerData &) {
+                      std::unique_lock<std::mutex> lock(mutex);
+                      entered = true;
+                      cv.notify_all();
+                      cv.wait(lock, [&] { return release; });
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     mstxMarkA("stuck", nullptr);
     EXPECT_EQ(m.flush_period(1), MsptiResult::MSPTI_SUCCESS);
@@ -231,19 +236,19 @@ TEST(MonitorLifecycle, StartSwitchingCallbacksWaitsAtMostTheStopTimeout) {
     mspti::MstxMonitor m;
     std::atomic<uint64_t> old_calls{0}, new_calls{0};
     ASSERT_EQ(m.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
-    ASSERT_EQ(m.start([&](const mspti::MarkerData &) {
-                  slow_record();
-                  old_calls.fetch_add(1);
-              },
-                      nullptr),
+    ASSERT_EQ(m.start(
+                  [&](const mspti::MarkerData &) {
+                      slow_record();
+                      old_calls.fetch_add(1);
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     const uint64_t dropped_before = marker_dropped();
     for (int i = 0; i < 100000; ++i) mstxMarkA("switch", nullptr);
     EXPECT_EQ(m.flush_period(1), MsptiResult::MSPTI_SUCCESS);  // hands the buffers to the delivery thread
-    while (old_calls.load() == 0) std::this_thread::yield();   // a buffer is being delivered
+    while (old_calls.load() == 0) std::this_thread::yield();  // a buffer is being delivered
     auto t0 = std::chrono::steady_clock::now();
-    ASSERT_EQ(m.start([&](const mspti::MarkerData &) { new_calls.fetch_add(1); }, nullptr),
-              MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(m.start([&](const mspti::MarkerData &) { new_calls.fetch_add(1); }, nullptr), MsptiResult::MSPTI_SUCCESS);
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const uint64_t old_at_switch = old_calls.load();
     EXPECT_LT(took, 0.1 + 3.0);  // not the seconds the slow callback needs for its buffer
@@ -263,10 +268,11 @@ TEST(MonitorLifecycle, StopOfAnotherMonitorFromACallback) {
     mspti::MstxMonitor first, second;
     MstxCollector c;
     ASSERT_EQ(second.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
-    ASSERT_EQ(first.start([&](const mspti::MarkerData &m) {
-                  if (m.name == "stop_second") second.stop();
-              },
-                      nullptr),
+    ASSERT_EQ(first.start(
+                  [&](const mspti::MarkerData &m) {
+                      if (m.name == "stop_second") second.stop();
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     mstxMarkA("before", nullptr);
     mstxMarkA("stop_second", nullptr);
@@ -286,11 +292,12 @@ TEST(MonitorLifecycle, StopFromAnotherThreadWhileRecordsStream) {
     ASSERT_EQ(m.set_buffer_size(1), MsptiResult::MSPTI_SUCCESS);  // buffers come back every ~18k records
     std::atomic<bool> stopped{false};
     std::atomic<int> late{0};
-    ASSERT_EQ(m.start([&](const mspti::MarkerData &d) {
-                  if (stopped.load()) late.fetch_add(1);
-                  c.on_record(d);
-              },
-                      nullptr),
+    ASSERT_EQ(m.start(
+                  [&](const mspti::MarkerData &d) {
+                      if (stopped.load()) late.fetch_add(1);
+                      c.on_record(d);
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     {
         MarkProducer producer;
@@ -310,14 +317,15 @@ TEST(MonitorLifecycle, FlushAllFromACallbackReturns) {
     MstxCollector c;
     mspti::MstxMonitor m;
     std::atomic<int> flushes{0};
-    ASSERT_EQ(m.start([&](const mspti::MarkerData &d) {
-                  if (d.name == "flush") {
-                      EXPECT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
-                      flushes.fetch_add(1);
-                  }
-                  c.on_record(d);
-              },
-                      nullptr),
+    ASSERT_EQ(m.start(
+                  [&](const mspti::MarkerData &d) {
+                      if (d.name == "flush") {
+                          EXPECT_EQ(m.flush_all(), MsptiResult::MSPTI_SUCCESS);
+                          flushes.fetch_add(1);
+                      }
+                      c.on_record(d);
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     mstxMarkA("flush", nullptr);
     m.flush_all();
@@ -335,13 +343,14 @@ TEST(MonitorLifecycle, FlushAllFromACallbackReturns) {
 TEST(MonitorLifecycle, ExceptionsAreCountedReportedAndDeliveryGoesOn) {
     mspti::MstxMonitor m;
     std::vector<std::string> seen;
-    ASSERT_EQ(m.start([&](const mspti::MarkerData &d) {
-                  seen.push_back(d.name);
-                  if (d.name == "std") throw std::runtime_error("boom from the callback");
-                  if (d.name == "reported") throw mspti::CallbackErrorReported();
-                  if (d.name == "other") throw 42;
-              },
-                      nullptr),
+    ASSERT_EQ(m.start(
+                  [&](const mspti::MarkerData &d) {
+                      seen.push_back(d.name);
+                      if (d.name == "std") throw std::runtime_error("boom from the callback");
+                      if (d.name == "reported") throw mspti::CallbackErrorReported();
+                      if (d.name == "other") throw 42;
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     testing::internal::CaptureStderr();
     mstxMarkA("std", nullptr);
@@ -460,11 +469,12 @@ TEST(MonitorLifecycle, DestroyingAMonitorFromItsOwnCallback) {
     std::atomic<int> calls{0};
     mspti::MstxMonitor keeper;  // keeps the session (and the thread) up, to flush with
     ASSERT_EQ(keeper.start([](const mspti::MarkerData &) {}, nullptr), MsptiResult::MSPTI_SUCCESS);
-    ASSERT_EQ(m->start([&](const mspti::MarkerData &) {
-                   calls.fetch_add(1);
-                   delete m;  // the std::function being run lives on until the call returns
-               },
-                       nullptr),
+    ASSERT_EQ(m->start(
+                  [&](const mspti::MarkerData &) {
+                      calls.fetch_add(1);
+                      delete m;  // the std::function being run lives on until the call returns
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     for (int i = 0; i < 5; ++i) mstxMarkA("self_destroy", nullptr);
     keeper.flush_all();
@@ -522,7 +532,8 @@ TEST(MonitorLifecycleDeathTest, ExitWithMonitorsRunning) {
             other->start([](const mspti::KernelData &) {});
             std::thread([] {  // still marking while the process exits
                 for (;;) mstxMarkA("exiting", nullptr);
-            }).detach();
+            })
+                .detach();
             for (int i = 0; i < 1000; ++i) mstxMarkA("exiting", nullptr);
             std::exit(7);
         },

@@ -90,12 +90,13 @@ private:
 /** A thread that marks "stream" until stopped (or `limit` marks). */
 class MarkProducer {
 public:
-    explicit MarkProducer(uint64_t limit = 2000000) : thread_([this, limit] {
-        while (!stop_.load(std::memory_order_relaxed) && produced_.load(std::memory_order_relaxed) < limit) {
-            mstxMarkA("stream", nullptr);
-            produced_.fetch_add(1, std::memory_order_relaxed);
-        }
-    }) {}
+    explicit MarkProducer(uint64_t limit = 2000000)
+        : thread_([this, limit] {
+              while (!stop_.load(std::memory_order_relaxed) && produced_.load(std::memory_order_relaxed) < limit) {
+                  mstxMarkA("stream", nullptr);
+                  produced_.fetch_add(1, std::memory_order_relaxed);
+              }
+          }) {}
     ~MarkProducer() { stop(); }
     void stop() {
         stop_.store(true);

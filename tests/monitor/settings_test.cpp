@@ -106,13 +106,13 @@ TEST(MonitorSettings, StatsCarryTheRecordsDroppedOfTheMonitorsKind) {
     mspti::MstxMonitor m, idle;  // idle: of the same kind, never started
     mspti::KernelMonitor k;
     ASSERT_EQ(m.set_stop_timeout(10), MsptiResult::MSPTI_SUCCESS);
-    ASSERT_EQ(m.start([](const mspti::MarkerData &) {
-                  // A slow consumer (~50 us a record): the stop leaves most of the backlog.
-                  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-                  while (std::chrono::steady_clock::now() < until) {
-                  }
-              },
-                      nullptr),
+    ASSERT_EQ(m.start(
+                  [](const mspti::MarkerData &) {
+                      // A slow consumer (~50 us a record): the stop leaves most of the backlog.
+                      auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+                      while (std::chrono::steady_clock::now() < until) {}
+                  },
+                  nullptr),
               MsptiResult::MSPTI_SUCCESS);
     ASSERT_EQ(k.start([](const mspti::KernelData &) {}), MsptiResult::MSPTI_SUCCESS);
     uint64_t before = 0;
@@ -161,8 +161,7 @@ TEST(MonitorSettings, SwitchingWhileRecordsStreamGivesEachRecordToExactlyOneCall
 // reach the process-wide calls through their class, each of them.
 template <typename M>
 class GeneratedMonitorSettings : public ::testing::Test {};
-using GeneratedMonitors =
-    ::testing::Types<mspti::KernelMonitor, mspti::CommunicationMonitor, mspti::ApiMonitor>;
+using GeneratedMonitors = ::testing::Types<mspti::KernelMonitor, mspti::CommunicationMonitor, mspti::ApiMonitor>;
 TYPED_TEST_SUITE(GeneratedMonitorSettings, GeneratedMonitors);
 
 TYPED_TEST(GeneratedMonitorSettings, StartSwitchesAndANullCallbackChangesNothing) {

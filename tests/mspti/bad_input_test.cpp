@@ -77,8 +77,7 @@ TEST(BadInput, ExtensionsCheckArguments) {
     msptiExtActivityStats stats;
     EXPECT_EQ(msptiExtActivityGetStats(MSPTI_ACTIVITY_KIND_INVALID, &stats), MSPTI_ERROR_INVALID_PARAMETER);
     EXPECT_EQ(msptiExtActivityGetStats(MSPTI_ACTIVITY_KIND_MARKER, nullptr), MSPTI_ERROR_INVALID_PARAMETER);
-    EXPECT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_MARKER, nullptr),
-              MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_MARKER, nullptr), MSPTI_ERROR_INVALID_PARAMETER);
     EXPECT_EQ(msptiExtActivityReportDiscarded(MSPTI_ACTIVITY_KIND_INVALID, 1), MSPTI_ERROR_INVALID_PARAMETER);
     EXPECT_NE(LastError().find("not an activity kind"), std::string::npos) << LastError();
     EXPECT_EQ(msptiExtActivityReportDiscarded(MSPTI_ACTIVITY_KIND_MARKER, 0), MSPTI_SUCCESS);

@@ -121,6 +121,7 @@ TEST(BufferContract, ANonZeroMaxNumRecordsIsIgnored) {
     std::lock_guard<std::mutex> lock(g_client.mutex);
     EXPECT_EQ(g_client.records, 50u);
     size_t most = 0;
-    for (auto &[buffer, valid] : g_client.completed) most = std::max(most, valid / msptiExtRecordSize(MSPTI_ACTIVITY_KIND_MARKER));
+    for (auto &[buffer, valid] : g_client.completed)
+        most = std::max(most, valid / msptiExtRecordSize(MSPTI_ACTIVITY_KIND_MARKER));
     EXPECT_GT(most, g_max_records);
 }

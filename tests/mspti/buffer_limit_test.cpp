@@ -22,7 +22,7 @@ constexpr size_t kBufferBytes = 4096;
 
 // Always supplies a buffer; the complete callback can be held at a gate (a slow consumer).
 struct Client {
-    std::atomic<int64_t> out{0};       // requested and not yet completed
+    std::atomic<int64_t> out{0};  // requested and not yet completed
     std::atomic<int64_t> max_out{0};
     std::atomic<uint64_t> records{0};
     std::mutex mutex;
@@ -53,8 +53,7 @@ void Request(uint8_t **buffer, size_t *size, size_t *max_records) {
     *max_records = 0;
     int64_t out = g_client.out.fetch_add(1) + 1;
     int64_t seen = g_client.max_out.load();
-    while (out > seen && !g_client.max_out.compare_exchange_weak(seen, out)) {
-    }
+    while (out > seen && !g_client.max_out.compare_exchange_weak(seen, out)) {}
     std::lock_guard<std::mutex> lock(g_client.mutex);
     g_client.cv.notify_all();
 }

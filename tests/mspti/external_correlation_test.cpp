@@ -48,8 +48,8 @@ TEST(ExternalCorrelation, EachNewCorrelationIdIsTiedToEveryNonEmptyStack) {
     EXPECT_EQ(second, first + 1);
     EXPECT_EQ(mspti::correlation::latest(), second);
     msptiActivityFlushAll(1);
-    auto records = RecordCollector::instance().of_kind<msptiActivityExternalCorrelation>(
-        MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    auto records =
+        RecordCollector::instance().of_kind<msptiActivityExternalCorrelation>(MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
     ASSERT_EQ(records.size(), 3u);
     EXPECT_EQ(records[0].externalKind, MSPTI_EXTERNAL_CORRELATION_KIND_UNKNOWN);  // ascending kind order
     EXPECT_EQ(records[0].externalId, 22u);

@@ -23,8 +23,7 @@ aclrtStream FakeStream() { return reinterpret_cast<aclrtStream>(0x1000); }
 class MarkerRecords : public mspti_test::MarkerCollectionTest {};
 
 uint64_t EpochNs() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
 

@@ -26,8 +26,8 @@ std::string reference_varint(uint64_t v) {
 }
 
 TEST(Proto, VarintOfEveryLengthMatchesTheByteAtATimeEncoding) {
-    std::vector<uint64_t> values = {0, 1, 127, 128, 255, 300, 16383, 16384, UINT64_MAX, 1ull << 63, (1ull << 63) - 1,
-                                    1796048889633760677ull};
+    std::vector<uint64_t> values =
+        {0, 1, 127, 128, 255, 300, 16383, 16384, UINT64_MAX, 1ull << 63, (1ull << 63) - 1, 1796048889633760677ull};
     for (int bit = 0; bit < 64; ++bit) {
         values.push_back(1ull << bit);
         values.push_back((1ull << bit) - 1);

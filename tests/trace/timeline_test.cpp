@@ -28,7 +28,9 @@ public:
     void track(const Track &t) override { tracks[t.index] = t; }
     void begin(const Slice &s) override { events.push_back({Event::kBegin, s.track, s.start, s.name, events.size()}); }
     void end(uint32_t track, uint64_t ts) override { events.push_back({Event::kEnd, track, ts, "", events.size()}); }
-    void instant(const Slice &s) override { events.push_back({Event::kInstant, s.track, s.start, s.name, events.size()}); }
+    void instant(const Slice &s) override {
+        events.push_back({Event::kInstant, s.track, s.start, s.name, events.size()});
+    }
     void counter(uint32_t track, const char *, uint64_t ts, int64_t v) override {
         events.push_back({Event::kCounter, track, ts, std::to_string(v), events.size()});
     }
@@ -55,7 +57,8 @@ public:
                     error = "END without BEGIN on track " + std::to_string(track);
                     return out;
                 }
-                out[track].push_back(stack.back().name + "@" + std::to_string(stack.back().ts) + "-" + std::to_string(e.ts));
+                out[track].push_back(stack.back().name + "@" + std::to_string(stack.back().ts) + "-" +
+                                     std::to_string(e.ts));
                 stack.pop_back();
             }
             if (!stack.empty()) error = "BEGIN without END on track " + std::to_string(track);

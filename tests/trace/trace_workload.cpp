@@ -32,13 +32,13 @@
 
 namespace {
 
-#define CHECK(call)                                                              \
-    do {                                                                         \
-        long rc_ = static_cast<long>(call);                                      \
-        if (rc_ != 0) {                                                          \
-            std::fprintf(stderr, "%s failed: %ld\n", #call, rc_);                \
-            std::exit(1);                                                        \
-        }                                                                        \
+#define CHECK(call) \
+    do { \
+        long rc_ = static_cast<long>(call); \
+        if (rc_ != 0) { \
+            std::fprintf(stderr, "%s failed: %ld\n", #call, rc_); \
+            std::exit(1); \
+        } \
     } while (0)
 
 int env_int(const char *name, int fallback) {
@@ -150,16 +150,26 @@ int main(int argc, char **argv) {
     int64_t width = 256;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--warmup" && i + 1 < argc) warmup = std::atoi(argv[++i]);
-        else if (a == "--iters" && i + 1 < argc) iters = std::atoi(argv[++i]);
-        else if (a == "--kernels" && i + 1 < argc) kernels = std::atoi(argv[++i]);
-        else if (a == "--hold") hold = true;
-        else if (a == "--loop") loop = true;
-        else if (a == "--own-client") own = true;
-        else if (a == "--phase2") phase2 = true;
-        else if (a == "--mix") mix = true;
-        else if (a == "--layers" && i + 1 < argc) layers = std::atoi(argv[++i]);
-        else if (a == "--width" && i + 1 < argc) width = std::atoll(argv[++i]);
+        if (a == "--warmup" && i + 1 < argc)
+            warmup = std::atoi(argv[++i]);
+        else if (a == "--iters" && i + 1 < argc)
+            iters = std::atoi(argv[++i]);
+        else if (a == "--kernels" && i + 1 < argc)
+            kernels = std::atoi(argv[++i]);
+        else if (a == "--hold")
+            hold = true;
+        else if (a == "--loop")
+            loop = true;
+        else if (a == "--own-client")
+            own = true;
+        else if (a == "--phase2")
+            phase2 = true;
+        else if (a == "--mix")
+            mix = true;
+        else if (a == "--layers" && i + 1 < argc)
+            layers = std::atoi(argv[++i]);
+        else if (a == "--width" && i + 1 < argc)
+            width = std::atoll(argv[++i]);
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
@@ -252,8 +262,7 @@ int main(int argc, char **argv) {
             }
         }
         char c;
-        while (read(0, &c, 1) > 0 && !(phase2 && c == '\n')) {
-        }
+        while (read(0, &c, 1) > 0 && !(phase2 && c == '\n')) {}
         if (phase2) {
             for (int i = 0; i < iters; ++i) iteration("step");
             std::printf("phase 2: kernels %d\n", iters * kernels);

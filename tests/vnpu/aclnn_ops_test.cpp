@@ -52,7 +52,7 @@ protected:
     }
 };
 
-} // namespace
+}  // namespace
 
 TEST(Half, ConvertsWithRoundToNearestEven) {
     EXPECT_EQ(aclFloatToFloat16(1.0f), 0x3c00);
@@ -60,7 +60,7 @@ TEST(Half, ConvertsWithRoundToNearestEven) {
     EXPECT_EQ(aclFloatToFloat16(65504.0f), 0x7bff);
     EXPECT_EQ(aclFloatToFloat16(65520.0f), 0x7c00);  // rounds up to infinity
     EXPECT_EQ(aclFloatToFloat16(5.960464477539063e-08f), 0x0001);  // smallest subnormal
-    EXPECT_EQ(aclFloatToFloat16(1.0f + 1.0f / 2048.0f), 0x3c00);   // tie to even
+    EXPECT_EQ(aclFloatToFloat16(1.0f + 1.0f / 2048.0f), 0x3c00);  // tie to even
     EXPECT_EQ(aclFloatToFloat16(1.0f + 3.0f / 2048.0f), 0x3c02);
     EXPECT_FLOAT_EQ(aclFloat16ToFloat(0x0001), 5.960464477539063e-08f);
     EXPECT_FLOAT_EQ(aclFloat16ToFloat(0x3555), 0.333251953125f);
@@ -101,7 +101,7 @@ TEST_F(AclnnTest, AddWithAlphaGivesTheSampleResultInFp32) {
 
 TEST_F(AclnnTest, AddBroadcastsInFp16) {
     const std::vector<float> self{0.5f, -1.25f, 3.0f, 100.0f, 0.1f, -7.5f};  // 2x3
-    const std::vector<float> other{1.5f, 0.25f, -2.0f};                   // 3
+    const std::vector<float> other{1.5f, 0.25f, -2.0f};  // 3
     DeviceBuffer a(toHalf(self));
     DeviceBuffer b(toHalf(other));
     DeviceBuffer out(6 * 2);

@@ -15,7 +15,7 @@ struct Gate {
 
 void waitGate(void *arg) { static_cast<Gate *>(arg)->opened.wait(); }
 
-} // namespace
+}  // namespace
 
 TEST_F(DeviceTest, EventCompletesWhenRecordedWorkHasRun) {
     aclrtEvent event = nullptr;
@@ -66,7 +66,9 @@ TEST_F(DeviceTest, StreamWaitEventOrdersWorkAcrossStreams) {
         std::atomic<int> *saw;
     } ctx{&producerDone, &consumerSaw};
     ASSERT_EQ(aclrtLaunchHostFunc(stream_, waitGate, &gate), ACL_SUCCESS);
-    ASSERT_EQ(aclrtLaunchHostFunc(stream_, [](void *a) { static_cast<Ctx *>(a)->done->store(1); }, &ctx), ACL_SUCCESS);
+    ASSERT_EQ(aclrtLaunchHostFunc(
+                  stream_, [](void *a) { static_cast<Ctx *>(a)->done->store(1); }, &ctx),
+              ACL_SUCCESS);
     ASSERT_EQ(aclrtRecordEvent(event, stream_), ACL_SUCCESS);
     ASSERT_EQ(aclrtStreamWaitEvent(other, event), ACL_SUCCESS);
     ASSERT_EQ(aclrtLaunchHostFunc(

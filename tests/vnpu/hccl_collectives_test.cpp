@@ -54,7 +54,7 @@ std::vector<float> rankData(uint32_t rank, size_t count) {
     return v;
 }
 
-} // namespace
+}  // namespace
 
 TEST(HcclInProcess, AllReduceOverEightDevicesSumsLikeTheSample) {
     runRanks(8, [](uint32_t rank, HcclComm comm, aclrtStream stream) {
@@ -101,7 +101,8 @@ TEST(HcclInProcess, AllReduceSupportsEveryOpLargeBuffersAndInPlace) {
 TEST(HcclInProcess, AllReduceSumsFp16) {
     runRanks(4, [](uint32_t rank, HcclComm comm, aclrtStream stream) {
         std::vector<uint16_t> send(16);
-        for (size_t i = 0; i < 16; ++i) send[i] = aclFloatToFloat16(0.5f * static_cast<float>(i) + static_cast<float>(rank));
+        for (size_t i = 0; i < 16; ++i)
+            send[i] = aclFloatToFloat16(0.5f * static_cast<float>(i) + static_cast<float>(rank));
         DeviceBuffer in(send);
         DeviceBuffer out(16 * 2);
         ASSERT_EQ(HcclAllReduce(in.get(), out.get(), 16, HCCL_DATA_TYPE_FP16, HCCL_REDUCE_SUM, comm, stream),
@@ -178,7 +179,8 @@ TEST(HcclInProcess, AlltoAllExchangesBlocks) {
         ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
         auto result = out.read<int64_t>();
         for (uint32_t p = 0; p < 4; ++p) {
-            for (uint32_t k = 0; k < 10; ++k) EXPECT_EQ(result[p * 10 + k], static_cast<int64_t>(p * 100 + rank * 10 + k));
+            for (uint32_t k = 0; k < 10; ++k)
+                EXPECT_EQ(result[p * 10 + k], static_cast<int64_t>(p * 100 + rank * 10 + k));
         }
     });
 }
@@ -257,9 +259,12 @@ TEST(HcclInProcess, BadArgumentsAreRejectedBeforeEnqueue) {
     DeviceBuffer buf(std::vector<float>(8, 1.0f));
     std::vector<float> host(8, 1.0f);
     int bogus = 0;
-    EXPECT_EQ(HcclAllReduce(buf.get(), buf.get(), 8, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, nullptr, nullptr), HCCL_E_PTR);
-    EXPECT_EQ(HcclAllReduce(buf.get(), buf.get(), 8, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, &bogus, nullptr), HCCL_E_PARA);
-    EXPECT_EQ(HcclAllReduce(nullptr, buf.get(), 8, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[0], nullptr), HCCL_E_PTR);
+    EXPECT_EQ(HcclAllReduce(buf.get(), buf.get(), 8, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, nullptr, nullptr),
+              HCCL_E_PTR);
+    EXPECT_EQ(HcclAllReduce(buf.get(), buf.get(), 8, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, &bogus, nullptr),
+              HCCL_E_PARA);
+    EXPECT_EQ(HcclAllReduce(nullptr, buf.get(), 8, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[0], nullptr),
+              HCCL_E_PTR);
     EXPECT_EQ(HcclAllReduce(host.data(), buf.get(), 8, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[0], nullptr),
               HCCL_E_PARA);  // not device memory
     EXPECT_EQ(HcclAllReduce(buf.get(), buf.get(), 9, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[0], nullptr),

@@ -20,7 +20,7 @@ std::string toHex(const HcclRootInfo &info) {
     return hex;
 }
 
-} // namespace
+}  // namespace
 
 TEST(HcclMultiProcess, FourProcessesAllReduceThroughRootInfo) {
     HcclRootInfo root{};

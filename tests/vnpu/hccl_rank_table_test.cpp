@@ -27,7 +27,7 @@ const char *kTwoRanks = R"({
       {"device_id": 0, "device_ip": "192.168.1.0", "rank_id": 0}]}]
 })";
 
-} // namespace
+}  // namespace
 
 TEST(HcclRankTable, MalformedTablesAreRejected) {
     HcclComm comm = nullptr;
@@ -36,14 +36,18 @@ TEST(HcclRankTable, MalformedTablesAreRejected) {
         {"not_object", R"([1, 2])"},
         {"no_servers", R"({"status": "completed"})"},
         {"empty_servers", R"({"server_list": []})"},
-        {"status", R"({"status": "initializing", "server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "0"}]}]})"},
-        {"count", R"({"server_count": "2", "server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "0"}]}]})"},
+        {"status",
+         R"({"status": "initializing", "server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "0"}]}]})"},
+        {"count",
+         R"({"server_count": "2", "server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "0"}]}]})"},
         {"no_server_id", R"({"server_list": [{"device": [{"device_id": "0", "rank_id": "0"}]}]})"},
         {"no_rank_id", R"({"server_list": [{"server_id": "a", "device": [{"device_id": "0"}]}]})"},
         {"bad_rank_id", R"({"server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "x1"}]}]})"},
         {"negative", R"({"server_list": [{"server_id": "a", "device": [{"device_id": "-1", "rank_id": "0"}]}]})"},
-        {"duplicate", R"({"server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "0"}, {"device_id": "1", "rank_id": "0"}]}]})"},
-        {"gap", R"({"server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "0"}, {"device_id": "1", "rank_id": "2"}]}]})"},
+        {"duplicate",
+         R"({"server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "0"}, {"device_id": "1", "rank_id": "0"}]}]})"},
+        {"gap",
+         R"({"server_list": [{"server_id": "a", "device": [{"device_id": "0", "rank_id": "0"}, {"device_id": "1", "rank_id": "2"}]}]})"},
         {"trailing", R"({"server_list": []} x)"},
     };
     for (const auto &[name, json] : bad) {
@@ -56,7 +60,9 @@ TEST(HcclRankTable, MalformedTablesAreRejected) {
     const std::string path = writeTable("valid", kTwoRanks);
     EXPECT_EQ(HcclCommInitClusterInfo(path.c_str(), 0, nullptr), HCCL_E_PTR);
     EXPECT_EQ(HcclCommInitClusterInfo(path.c_str(), 2, &comm), HCCL_E_PARA);  // no rank 2 in the table
-    const std::string far = writeTable("far_device", R"({"server_list": [{"server_id": "a", "device": [{"device_id": "4096", "rank_id": "0"}]}]})");
+    const std::string far =
+        writeTable("far_device",
+                   R"({"server_list": [{"server_id": "a", "device": [{"device_id": "4096", "rank_id": "0"}]}]})");
     EXPECT_EQ(HcclCommInitClusterInfo(far.c_str(), 0, &comm), HCCL_E_PARA);  // no such device
     std::remove(path.c_str());
     std::remove(far.c_str());

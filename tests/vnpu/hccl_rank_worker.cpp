@@ -22,7 +22,7 @@ void check(bool ok, const char *what, uint32_t rank) {
 
 float value(uint32_t rank, size_t i) { return static_cast<float>(rank + 1) * 0.5f + static_cast<float>(i % 101); }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char **argv) {
     if (argc != 4 || std::strlen(argv[3]) != 2 * HCCL_ROOT_INFO_BYTES) {

@@ -31,7 +31,7 @@ struct Recorded {
 };
 
 Recorded ev(const std::string &what, const std::string &name, const std::string &type, uint64_t tag, uint64_t start,
-           uint64_t end, uint32_t device = 0, uint32_t stream = 0) {
+            uint64_t end, uint32_t device = 0, uint32_t stream = 0) {
     Recorded r;
     r.what = what;
     r.name = name;
@@ -137,7 +137,7 @@ protected:
     vnpuProfiler table_{};
 };
 
-} // namespace
+}  // namespace
 
 TEST(Profiler, RegisterRejectsATooSmallTable) {
     vnpuProfiler p{};

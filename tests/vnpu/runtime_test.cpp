@@ -112,7 +112,8 @@ TEST_F(DeviceTest, StreamRunsTasksInEnqueueOrder) {
 
 TEST_F(DeviceTest, NullStreamIsTheDefaultStream) {
     std::atomic<int> ran{0};
-    ASSERT_EQ(aclrtLaunchHostFunc(nullptr, [](void *a) { static_cast<std::atomic<int> *>(a)->fetch_add(1); }, &ran),
+    ASSERT_EQ(aclrtLaunchHostFunc(
+                  nullptr, [](void *a) { static_cast<std::atomic<int> *>(a)->fetch_add(1); }, &ran),
               ACL_SUCCESS);
     ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
     EXPECT_EQ(ran.load(), 1);
@@ -148,7 +149,8 @@ TEST_F(DeviceTest, DestroyStreamRunsQueuedWorkFirst) {
     ASSERT_EQ(aclrtCreateStream(&extra), ACL_SUCCESS);
     std::atomic<int> ran{0};
     for (int i = 0; i < 10; ++i) {
-        ASSERT_EQ(aclrtLaunchHostFunc(extra, [](void *a) { static_cast<std::atomic<int> *>(a)->fetch_add(1); }, &ran),
+        ASSERT_EQ(aclrtLaunchHostFunc(
+                      extra, [](void *a) { static_cast<std::atomic<int> *>(a)->fetch_add(1); }, &ran),
                   ACL_SUCCESS);
     }
     ASSERT_EQ(aclrtDestroyStream(extra), ACL_SUCCESS);
@@ -163,7 +165,8 @@ TEST(Runtime, FinalizeWithWorkQueuedDoesNotHang) {
     ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
     std::atomic<int> ran{0};
     for (int i = 0; i < 5; ++i) {
-        ASSERT_EQ(aclrtLaunchHostFunc(stream, [](void *a) { static_cast<std::atomic<int> *>(a)->fetch_add(1); }, &ran),
+        ASSERT_EQ(aclrtLaunchHostFunc(
+                      stream, [](void *a) { static_cast<std::atomic<int> *>(a)->fetch_add(1); }, &ran),
                   ACL_SUCCESS);
     }
     EXPECT_EQ(aclFinalize(), ACL_SUCCESS);

@@ -36,9 +36,9 @@ TEST(ShapeRules, BroadcastFollowsNumPy) {
 
 TEST(ShapeRules, MatmulFollowsTorch) {
     EXPECT_EQ(matmul({3, 4}, {4, 5}), (Shape{3, 5}));
-    EXPECT_EQ(matmul({4}, {4}), (Shape{}));             // vector . vector: a scalar
-    EXPECT_EQ(matmul({4}, {2, 4, 5}), (Shape{2, 5}));    // row vector, batched right
-    EXPECT_EQ(matmul({2, 3, 4}, {4}), (Shape{2, 3}));    // column vector
+    EXPECT_EQ(matmul({4}, {4}), (Shape{}));  // vector . vector: a scalar
+    EXPECT_EQ(matmul({4}, {2, 4, 5}), (Shape{2, 5}));  // row vector, batched right
+    EXPECT_EQ(matmul({2, 3, 4}, {4}), (Shape{2, 3}));  // column vector
     EXPECT_EQ(matmul({2, 1, 3, 4}, {5, 4, 6}), (Shape{2, 5, 3, 6}));  // batch dimensions broadcast
     bool ok = true;
     matmul({3, 4}, {5, 6}, &ok);

@@ -13,8 +13,8 @@ using vnpu_test::DeviceTest;
 
 namespace {
 
-aclTensor *view(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides, aclDataType type,
-                void *data, int64_t storage) {
+aclTensor *view(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides, aclDataType type, void *data,
+                int64_t storage) {
     return aclCreateTensor(shape.data(), shape.size(), type, strides.data(), 0, ACL_FORMAT_ND, &storage, 1, data);
 }
 
@@ -79,7 +79,7 @@ protected:
     }
 };
 
-} // namespace
+}  // namespace
 
 // out[M,N] = a[M,K] @ b[K,N] with a and/or b stored transposed and the output written transposed.
 TEST_F(StridedOps, MatmulOfTransposedOperandsInEveryType) {
@@ -91,12 +91,12 @@ TEST_F(StridedOps, MatmulOfTransposedOperandsInEveryType) {
             Encoded a = encode(pattern(M * K, 1), type);  // stored row-major, or column-major if aT
             Encoded b = encode(pattern(K * N, 3), type);
             DeviceBuffer da(a.bytes), db(b.bytes), dout(static_cast<size_t>(M * N) * elem);
-            aclTensor *ta = view({M, K}, aT ? std::vector<int64_t>{1, M} : std::vector<int64_t>{K, 1}, type, da.get(),
-                                 M * K);
-            aclTensor *tb = view({K, N}, bT ? std::vector<int64_t>{1, K} : std::vector<int64_t>{N, 1}, type, db.get(),
-                                 K * N);
-            aclTensor *to = view({M, N}, outT ? std::vector<int64_t>{1, M} : std::vector<int64_t>{N, 1}, type,
-                                 dout.get(), M * N);
+            aclTensor *ta =
+                view({M, K}, aT ? std::vector<int64_t>{1, M} : std::vector<int64_t>{K, 1}, type, da.get(), M * K);
+            aclTensor *tb =
+                view({K, N}, bT ? std::vector<int64_t>{1, K} : std::vector<int64_t>{N, 1}, type, db.get(), K * N);
+            aclTensor *to =
+                view({M, N}, outT ? std::vector<int64_t>{1, M} : std::vector<int64_t>{N, 1}, type, dout.get(), M * N);
             uint64_t ws = 0;
             aclOpExecutor *executor = nullptr;
             ASSERT_EQ(aclnnMatmulGetWorkspaceSize(ta, tb, to, 1, &ws, &executor), ACL_SUCCESS);
@@ -112,8 +112,8 @@ TEST_F(StridedOps, MatmulOfTransposedOperandsInEveryType) {
                     const float got = decode(out, static_cast<size_t>(outT ? n * M + m : m * N + n), type);
                     // Products of these values are exact in fp32; only the final rounding differs.
                     const double tol = type == ACL_FLOAT ? 1e-5 : (type == ACL_FLOAT16 ? 4e-3 : 3e-2) * std::fabs(ref);
-                    ASSERT_NEAR(got, ref, tol + 1e-6) << "type " << type << " layout " << layout << " at " << m << ","
-                                                      << n;
+                    ASSERT_NEAR(got, ref, tol + 1e-6)
+                        << "type " << type << " layout " << layout << " at " << m << "," << n;
                 }
             }
             aclDestroyTensor(ta);
@@ -169,7 +169,8 @@ TEST_F(StridedOps, AddOfStridedAndBroadcastOperandsIsExact) {
     const std::vector<float> out = dout.read<float>();
     for (int64_t r = 0; r < R; ++r) {
         for (int64_t c = 0; c < C; ++c) {
-            const float expected = a.values[static_cast<size_t>(c * R + r)] + alphaValue * b.values[static_cast<size_t>(c)];
+            const float expected =
+                a.values[static_cast<size_t>(c * R + r)] + alphaValue * b.values[static_cast<size_t>(c)];
             ASSERT_EQ(out[static_cast<size_t>(r * 2 * C + 2 * c)], expected) << r << "," << c;
             ASSERT_EQ(out[static_cast<size_t>(r * 2 * C + 2 * c + 1)], 0.0f);  // untouched
         }

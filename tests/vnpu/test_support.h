@@ -52,4 +52,4 @@ private:
     size_t bytes_;
 };
 
-} // namespace vnpu_test
+}  // namespace vnpu_test

@@ -70,7 +70,7 @@ void complete(uint8_t *buffer, size_t, size_t valid) {
     std::free(buffer);
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char **argv) {
     int provided = 0, world = 0, size = 0;

@@ -39,22 +39,29 @@ int g_failures = 0;
 int g_checks = 0;
 int g_world = 0;
 
-#define EXPECT(cond, ...)                                                            \
-    do {                                                                             \
-        ++g_checks;                                                                  \
-        if (!(cond)) {                                                               \
-            ++g_failures;                                                            \
-            std::fprintf(stderr, "rank %d: %s failed: ", g_world, #cond);            \
-            std::fprintf(stderr, __VA_ARGS__);                                       \
-            std::fprintf(stderr, "\n");                                              \
-        }                                                                            \
+#define EXPECT(cond, ...) \
+    do { \
+        ++g_checks; \
+        if (!(cond)) { \
+            ++g_failures; \
+            std::fprintf(stderr, "rank %d: %s failed: ", g_world, #cond); \
+            std::fprintf(stderr, __VA_ARGS__); \
+            std::fprintf(stderr, "\n"); \
+        } \
     } while (0)
 
 size_t typeSize(HcclDataType t) {
     switch (t) {
-    case HCCL_DATA_TYPE_INT8: case HCCL_DATA_TYPE_UINT8: case HCCL_DATA_TYPE_FP8E4M3: return 1;
-    case HCCL_DATA_TYPE_INT16: case HCCL_DATA_TYPE_UINT16: case HCCL_DATA_TYPE_FP16: case HCCL_DATA_TYPE_BFP16: return 2;
-    case HCCL_DATA_TYPE_INT32: case HCCL_DATA_TYPE_UINT32: case HCCL_DATA_TYPE_FP32: return 4;
+    case HCCL_DATA_TYPE_INT8:
+    case HCCL_DATA_TYPE_UINT8:
+    case HCCL_DATA_TYPE_FP8E4M3: return 1;
+    case HCCL_DATA_TYPE_INT16:
+    case HCCL_DATA_TYPE_UINT16:
+    case HCCL_DATA_TYPE_FP16:
+    case HCCL_DATA_TYPE_BFP16: return 2;
+    case HCCL_DATA_TYPE_INT32:
+    case HCCL_DATA_TYPE_UINT32:
+    case HCCL_DATA_TYPE_FP32: return 4;
     case HCCL_DATA_TYPE_INT128: return 16;
     default: return 8;
     }
@@ -68,8 +75,16 @@ void encode(HcclDataType t, unsigned v, unsigned char *out) {
     std::memcpy(&bits, &f, 4);
     switch (t) {
     case HCCL_DATA_TYPE_FP32: std::memcpy(out, &f, 4); break;
-    case HCCL_DATA_TYPE_FP64: { const double d = v; std::memcpy(out, &d, 8); break; }
-    case HCCL_DATA_TYPE_BFP16: { const uint16_t h = static_cast<uint16_t>(bits >> 16); std::memcpy(out, &h, 2); break; }
+    case HCCL_DATA_TYPE_FP64: {
+        const double d = v;
+        std::memcpy(out, &d, 8);
+        break;
+    }
+    case HCCL_DATA_TYPE_BFP16: {
+        const uint16_t h = static_cast<uint16_t>(bits >> 16);
+        std::memcpy(out, &h, 2);
+        break;
+    }
     case HCCL_DATA_TYPE_FP16: {  // exact for small integers: rebias the exponent, keep 10 mantissa bits
         const uint16_t h = static_cast<uint16_t>(((((bits >> 23) & 0xff) - 127 + 15) << 10) | ((bits >> 13) & 0x3ff));
         std::memcpy(out, &h, 2);
@@ -85,7 +100,9 @@ void encode(HcclDataType t, unsigned v, unsigned char *out) {
 
 uint64_t inputElems(const Case &c, uint32_t n) {
     switch (c.kind) {
-    case Kind::ReduceScatter: case Kind::Scatter: case Kind::AlltoAll: return c.count * n;
+    case Kind::ReduceScatter:
+    case Kind::Scatter:
+    case Kind::AlltoAll: return c.count * n;
     case Kind::Barrier: return 0;
     default: return c.count;
     }
@@ -93,7 +110,8 @@ uint64_t inputElems(const Case &c, uint32_t n) {
 
 uint64_t outputElems(const Case &c, uint32_t n) {
     switch (c.kind) {
-    case Kind::AllGather: case Kind::AlltoAll: return c.count * n;
+    case Kind::AllGather:
+    case Kind::AlltoAll: return c.count * n;
     case Kind::Barrier: return 0;
     default: return c.count;
     }
@@ -216,10 +234,10 @@ void runCase(const Case &c, uint32_t rank, uint32_t n, HcclComm comm, aclrtStrea
 
 std::vector<Case> cases(uint32_t n) {
     std::vector<Case> all;
-    const HcclDataType reducible[] = {HCCL_DATA_TYPE_INT8,   HCCL_DATA_TYPE_INT16, HCCL_DATA_TYPE_INT32,
-                                      HCCL_DATA_TYPE_INT64,  HCCL_DATA_TYPE_UINT8, HCCL_DATA_TYPE_UINT16,
+    const HcclDataType reducible[] = {HCCL_DATA_TYPE_INT8,   HCCL_DATA_TYPE_INT16,  HCCL_DATA_TYPE_INT32,
+                                      HCCL_DATA_TYPE_INT64,  HCCL_DATA_TYPE_UINT8,  HCCL_DATA_TYPE_UINT16,
                                       HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_UINT64, HCCL_DATA_TYPE_FP16,
-                                      HCCL_DATA_TYPE_FP32,   HCCL_DATA_TYPE_FP64,  HCCL_DATA_TYPE_BFP16};
+                                      HCCL_DATA_TYPE_FP32,   HCCL_DATA_TYPE_FP64,   HCCL_DATA_TYPE_BFP16};
     const HcclReduceOp ops[] = {HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX, HCCL_REDUCE_MIN};
     for (HcclDataType t : reducible) {
         for (HcclReduceOp op : ops) {
@@ -267,7 +285,8 @@ void subGroups(uint32_t world, uint32_t n, HcclComm worldComm, aclrtStream strea
     std::memcpy(bytes.data(), mine.data(), bytes.size());
     void *a = deviceCopy(bytes, bytes.size()), *b = deviceCopy(bytes, bytes.size());
     EXPECT(HcclAllReduce(a, a, count, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream) == HCCL_SUCCESS, "group");
-    EXPECT(HcclAllReduce(b, b, count, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_MAX, worldComm, other) == HCCL_SUCCESS, "world");
+    EXPECT(HcclAllReduce(b, b, count, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_MAX, worldComm, other) == HCCL_SUCCESS,
+           "world");
     aclrtSynchronizeStream(stream);
     aclrtSynchronizeStream(other);
     const auto ga = hostCopy(a, bytes.size()), gb = hostCopy(b, bytes.size());
@@ -296,7 +315,8 @@ void rankTable(uint32_t world, uint32_t n, uint32_t devices, aclrtStream stream)
     if (world == 0) {
         std::snprintf(path, sizeof path, "/tmp/vnpu_mpi_rank_table_%d.json", static_cast<int>(getpid()));
         FILE *f = std::fopen(path, "w");
-        std::fprintf(f, "{\"version\": \"1.0\", \"status\": \"completed\", \"server_count\": \"%u\", \"server_list\": [",
+        std::fprintf(f,
+                     "{\"version\": \"1.0\", \"status\": \"completed\", \"server_count\": \"%u\", \"server_list\": [",
                      (n + 3) / 4);
         for (uint32_t r = 0; r < n; ++r) {
             if (r % 4 == 0) std::fprintf(f, "%s{\"server_id\": \"10.0.0.%u\", \"device\": [", r ? "]}, " : "", r / 4);
@@ -327,7 +347,7 @@ void rankTable(uint32_t world, uint32_t n, uint32_t devices, aclrtStream stream)
     if (world == 0) std::remove(path);
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char **argv) {
     int provided = 0;

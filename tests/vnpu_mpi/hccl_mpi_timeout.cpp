@@ -26,7 +26,8 @@ int main(int argc, char **argv) {
     HcclRootInfo info;
     int failed = vnpuHcclGetWorldRootInfo(&info) != HCCL_SUCCESS;
     HcclComm comm = nullptr;
-    failed |= HcclCommInitRootInfo(static_cast<uint32_t>(size), &info, static_cast<uint32_t>(world), &comm) != HCCL_SUCCESS;
+    failed |=
+        HcclCommInitRootInfo(static_cast<uint32_t>(size), &info, static_cast<uint32_t>(world), &comm) != HCCL_SUCCESS;
     void *buf = nullptr;
     aclrtMalloc(&buf, 4096, ACL_MEM_MALLOC_HUGE_FIRST);
     const bool dies = argc > 1 && std::strcmp(argv[1], "dies") == 0;
@@ -41,8 +42,8 @@ int main(int argc, char **argv) {
         const double waited = MPI_Wtime() - t0;
         HcclResult async = HCCL_SUCCESS;
         HcclGetCommAsyncError(comm, &async);
-        std::printf("rank %d: all-reduce without the last rank: %s after %.2f s\n", world,
-                    HcclGetErrorString(async), waited);
+        std::printf("rank %d: all-reduce without the last rank: %s after %.2f s\n", world, HcclGetErrorString(async),
+                    waited);
         failed |= async != HCCL_E_TIMEOUT || waited < 1.9 || waited > 30;
         const double t1 = MPI_Wtime();
         HcclBarrier(comm, stream);

@@ -67,14 +67,14 @@ void emit(int moduleId, int level, const char *fmt, va_list args) {
     dlog::write_line(line, len);
 }
 
-} // namespace
+}  // namespace
 
 #define DLOG_VARIADIC(moduleId, level, fmt) \
-    do {                                    \
-        va_list args_;                      \
-        va_start(args_, fmt);               \
-        emit(moduleId, level, fmt, args_);  \
-        va_end(args_);                      \
+    do { \
+        va_list args_; \
+        va_start(args_, fmt); \
+        emit(moduleId, level, fmt, args_); \
+        va_end(args_); \
     } while (0)
 
 extern "C" {
@@ -111,4 +111,4 @@ int DlogSetlevelForC(int moduleId, int level, int enableEvent) { return dlog_set
 
 void DlogFlushForC(void) { dlog::flush(); }
 
-} // extern "C"
+}  // extern "C"

@@ -15,13 +15,17 @@ namespace dlog {
 namespace {
 
 constexpr const char *kModuleNames[] = {
-    "SLOG", "IDEDD", "IDEDH", "HCCL", "FMK", "HIAIENGINE", "DVPP", "RUNTIME", "CCE", "HDC", "DRV", "MDCFUSION",
-    "MDCLOCATION", "MDCPERCEPTION", "MDCFSM", "MDCCOMMON", "MDCMONITOR", "MDCBSWP", "MDCDEFAULT", "MDCSC",
-    "MDCPNC", "MLL", "DEVMM", "KERNEL", "LIBMEDIA", "CCECPU", "ASCENDDK", "ROS", "HCCP", "ROCE", "TEFUSION",
-    "PROFILING", "DP", "APP", "TS", "TSDUMP", "AICPU", "LP", "TDT", "FE", "MD", "MB", "ME", "IMU", "IMP", "GE",
-    "MDCFUSA", "CAMERA", "ASCENDCL", "TEEOS", "ISP", "SIS", "HSM", "DSS", "PROCMGR", "BBOX", "AIVECTOR", "TBE",
-    "FV", "MDCMAP", "TUNE", "HSS", "FFTS", "OP", "UDF", "HICAID", "TSYNC", "AUDIO", "TPRT", "ASCENDCKERNEL",
-    "ASYS", "ATRACE", "RTC", "SYSMONITOR", "AML",
+    "SLOG",     "IDEDD",     "IDEDH",      "HCCL",       "FMK",        "HIAIENGINE",  "DVPP",
+    "RUNTIME",  "CCE",       "HDC",        "DRV",        "MDCFUSION",  "MDCLOCATION", "MDCPERCEPTION",
+    "MDCFSM",   "MDCCOMMON", "MDCMONITOR", "MDCBSWP",    "MDCDEFAULT", "MDCSC",       "MDCPNC",
+    "MLL",      "DEVMM",     "KERNEL",     "LIBMEDIA",   "CCECPU",     "ASCENDDK",    "ROS",
+    "HCCP",     "ROCE",      "TEFUSION",   "PROFILING",  "DP",         "APP",         "TS",
+    "TSDUMP",   "AICPU",     "LP",         "TDT",        "FE",         "MD",          "MB",
+    "ME",       "IMU",       "IMP",        "GE",         "MDCFUSA",    "CAMERA",      "ASCENDCL",
+    "TEEOS",    "ISP",       "SIS",        "HSM",        "DSS",        "PROCMGR",     "BBOX",
+    "AIVECTOR", "TBE",       "FV",         "MDCMAP",     "TUNE",       "HSS",         "FFTS",
+    "OP",       "UDF",       "HICAID",     "TSYNC",      "AUDIO",      "TPRT",        "ASCENDCKERNEL",
+    "ASYS",     "ATRACE",    "RTC",        "SYSMONITOR", "AML",
 };
 constexpr int kModules = INVLID_MOUDLE_ID;
 static_assert(sizeof(kModuleNames) / sizeof(kModuleNames[0]) == kModules, "one name per module id");
@@ -110,7 +114,7 @@ void read_environment() {
     g_ready.store(true, std::memory_order_release);
 }
 
-} // namespace
+}  // namespace
 
 void init() {
     if (!g_ready.load(std::memory_order_acquire)) {
@@ -170,4 +174,4 @@ bool enabled(int moduleId, int level) {
     }
 }
 
-} // namespace dlog
+}  // namespace dlog

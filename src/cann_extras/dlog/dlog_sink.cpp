@@ -26,7 +26,7 @@ struct FileState {
     int fd = -1;
     unsigned long long bytes = 0;
     std::deque<std::string> files;  // this process's files, oldest first
-    bool failed = false;            // a file could not be opened: lines go to stderr
+    bool failed = false;  // a file could not be opened: lines go to stderr
 };
 
 std::mutex g_mutex;
@@ -99,7 +99,7 @@ void write_all(int fd, const char *data, size_t len) {
     }
 }
 
-} // namespace
+}  // namespace
 
 void write_line(const char *line, size_t len) {
     const Output &out = output();
@@ -138,4 +138,4 @@ void flush() {
     std::fflush(stdout);
 }
 
-} // namespace dlog
+}  // namespace dlog

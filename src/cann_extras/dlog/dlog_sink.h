@@ -10,4 +10,4 @@ void write_line(const char *line, size_t len);
 /// Syncs the current file to disk.
 void flush();
 
-} // namespace dlog
+}  // namespace dlog

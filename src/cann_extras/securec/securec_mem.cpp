@@ -31,7 +31,7 @@ errno_t copy_checks(void *dest, size_t destMax, const void *src, size_t count) {
     return EOK;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -72,4 +72,4 @@ errno_t memmove_s(void *dest, size_t destMax, const void *src, size_t count) {
     return EOK;
 }
 
-} // extern "C"
+}  // extern "C"

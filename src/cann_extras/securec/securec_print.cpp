@@ -17,7 +17,7 @@ int param_error(char *strDest, size_t destMax) {
     return -1;
 }
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -72,4 +72,4 @@ int snprintf_s(char *strDest, size_t destMax, size_t count, const char *format, 
     return n;
 }
 
-} // extern "C"
+}  // extern "C"

@@ -65,11 +65,17 @@ private:
         switch (*fmt_) {
         case 'h':
             ++fmt_;
-            if (*fmt_ == 'h') { ++fmt_; return Len::hh; }
+            if (*fmt_ == 'h') {
+                ++fmt_;
+                return Len::hh;
+            }
             return Len::h;
         case 'l':
             ++fmt_;
-            if (*fmt_ == 'l') { ++fmt_; return Len::ll; }
+            if (*fmt_ == 'l') {
+                ++fmt_;
+                return Len::ll;
+            }
             return Len::l;
         case 'j': ++fmt_; return Len::j;
         case 'z': ++fmt_; return Len::z;
@@ -113,10 +119,17 @@ private:
         case 'i': return integer(suppress, width, len, 0, true);
         case 'u': return integer(suppress, width, len, 10, false);
         case 'o': return integer(suppress, width, len, 8, false);
-        case 'x': case 'X': return integer(suppress, width, len, 16, false);
+        case 'x':
+        case 'X': return integer(suppress, width, len, 16, false);
         case 'p': return integer(suppress, width, Len::none, 16, false, true);
-        case 'f': case 'e': case 'g': case 'a': case 'E': case 'G': case 'F': case 'A':
-            return floating(suppress, width, len);
+        case 'f':
+        case 'e':
+        case 'g':
+        case 'a':
+        case 'E':
+        case 'G':
+        case 'F':
+        case 'A': return floating(suppress, width, len);
         case 's': return string(suppress, width);
         case 'c': return chars(suppress, width == 0 ? 1 : width);
         case '[': return scanset(suppress, width);
@@ -136,7 +149,8 @@ private:
         return n;
     }
 
-    template <typename T> Stop put(T value) {
+    template <typename T>
+    Stop put(T value) {
         T *p = va_arg(args_.ap, T *);
         if (p == nullptr) {
             return Stop::error;
@@ -173,7 +187,8 @@ private:
             case Len::hh: return put<signed char>(static_cast<signed char>(s));
             case Len::h: return put<short>(static_cast<short>(s));
             case Len::l: return put<long>(static_cast<long>(s));
-            case Len::ll: case Len::L: return put<long long>(s);
+            case Len::ll:
+            case Len::L: return put<long long>(s);
             case Len::j: return put<intmax_t>(static_cast<intmax_t>(s));
             case Len::z: return put<ssize_t>(static_cast<ssize_t>(s));
             case Len::t: return put<ptrdiff_t>(static_cast<ptrdiff_t>(s));
@@ -184,7 +199,8 @@ private:
         case Len::hh: return put<unsigned char>(static_cast<unsigned char>(u));
         case Len::h: return put<unsigned short>(static_cast<unsigned short>(u));
         case Len::l: return put<unsigned long>(static_cast<unsigned long>(u));
-        case Len::ll: case Len::L: return put<unsigned long long>(u);
+        case Len::ll:
+        case Len::L: return put<unsigned long long>(u);
         case Len::j: return put<uintmax_t>(static_cast<uintmax_t>(u));
         case Len::z: return put<size_t>(static_cast<size_t>(u));
         case Len::t: return put<ptrdiff_t>(static_cast<ptrdiff_t>(u));
@@ -224,7 +240,8 @@ private:
         }
     }
 
-    template <typename T> Stop put_uncounted(T value) {
+    template <typename T>
+    Stop put_uncounted(T value) {
         const Stop s = put<T>(value);
         if (s == Stop::none) {
             --assigned_;  // %n is not a field
@@ -340,7 +357,7 @@ private:
     int converted_ = 0;
 };
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -363,4 +380,4 @@ int sscanf_s(const char *buffer, const char *format, ...) {
     return n;
 }
 
-} // extern "C"
+}  // extern "C"

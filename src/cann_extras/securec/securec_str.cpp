@@ -54,7 +54,7 @@ errno_t append(char *strDest, size_t destMax, const char *strSrc, size_t srcLen)
     return place(strDest, destMax, destLen, strSrc, srcLen);
 }
 
-} // namespace
+}  // namespace
 
 extern "C" {
 
@@ -115,4 +115,4 @@ errno_t strncat_s(char *strDest, size_t destMax, const char *strSrc, size_t coun
     return append(strDest, destMax, strSrc, strnlen(strSrc, count < destMax ? count : destMax));
 }
 
-} // extern "C"
+}  // extern "C"

@@ -14,8 +14,8 @@ extern "C" {
 
 msptiResult msptiExtActivityGetStats(msptiActivityKind kind, msptiExtActivityStats *stats) {
     if (!mspti::is_valid_kind(kind))
-        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityGetStats: kind %d is not an activity kind (1..12)",
-                           static_cast<int>(kind));
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityGetStats: kind %d is not an activity kind (1..12)", static_cast<int>(kind));
     if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityGetStats: stats is NULL");
     mspti::ActivityEngine::instance().stats(kind, stats);
     return MSPTI_SUCCESS;
@@ -42,8 +42,8 @@ msptiResult msptiExtActivitySetBufferLimit(size_t maxBuffersInFlight, msptiExtBu
                            "msptiExtActivitySetBufferLimit: policy %d is not DROP (0) or WAIT (1)",
                            static_cast<int>(policy));
     if (waitMs > limit::kMaxWaitMs)
-        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
-                           "msptiExtActivitySetBufferLimit: waitMs %u is above %u", waitMs, limit::kMaxWaitMs);
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivitySetBufferLimit: waitMs %u is above %u",
+                           waitMs, limit::kMaxWaitMs);
     limit::set(maxBuffersInFlight, policy, waitMs);
     mspti::ActivityEngine::instance().limit_changed();
     return MSPTI_SUCCESS;
@@ -73,7 +73,8 @@ msptiResult msptiExtActivityReportDiscarded(msptiActivityKind kind, uint64_t cou
 }
 
 msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats) {
-    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetRangeStats: stats is NULL");
+    if (stats == nullptr)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetRangeStats: stats is NULL");
     mspti::mstx::RangeTableStats s = mspti::mstx::range_stats();
     stats->open = s.open;
     stats->evicted = s.evicted;
@@ -97,7 +98,8 @@ msptiResult msptiExtActivityReleaseBuffer(uint8_t *buffer) {
 }
 
 msptiResult msptiExtMarkerGetNameStats(msptiExtNameStats *stats) {
-    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetNameStats: stats is NULL");
+    if (stats == nullptr)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtMarkerGetNameStats: stats is NULL");
     mspti::names::Stats s = mspti::names::stats();
     stats->live = s.live;
     stats->retired = s.retired;

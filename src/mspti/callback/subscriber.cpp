@@ -14,8 +14,8 @@ namespace {
 // subscription never matches a later one that reuses its slot.
 constexpr unsigned kSubscriberSlots = 64;
 msptiSubscriber_st g_slots[kSubscriberSlots];
-uint64_t g_generation = 0;        // subscriptions so far; guarded by g_mutex
-uintptr_t g_current_token = 0;    // handle of the live subscription (0: none); guarded by g_mutex
+uint64_t g_generation = 0;  // subscriptions so far; guarded by g_mutex
+uintptr_t g_current_token = 0;  // handle of the live subscription (0: none); guarded by g_mutex
 std::atomic<msptiSubscriber_st *> g_current{nullptr};
 std::atomic<uint64_t> g_enabled_ids[MSPTI_CB_DOMAIN_SIZE];
 std::mutex g_mutex;

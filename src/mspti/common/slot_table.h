@@ -22,7 +22,7 @@ class SlotTable {
 public:
     static constexpr uint64_t kFree = 0;
     static constexpr uint64_t kClaimed = ~0ull;  // taken, key not yet published
-    static constexpr uint64_t kNone = ~0ull;     // "no slot" (indexes are below N)
+    static constexpr uint64_t kNone = ~0ull;  // "no slot" (indexes are below N)
     static constexpr uint64_t kSize = N;
 
     /// Whether `key` can be stored (kFree and kClaimed are reserved).

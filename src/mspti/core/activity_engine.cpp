@@ -198,8 +198,10 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
         if (size == 0 || reinterpret_cast<uintptr_t>(data) % 8 != 0) {
             // Unusable: records are 8-byte structures written from the buffer's start. The
             // client still owns the buffer, so it goes back through the complete callback, empty.
-            log(LogLevel::Error, "buffer request callback returned %s buffer %p (size %zu): handed back empty, "
-                "records dropped", size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
+            log(LogLevel::Error,
+                "buffer request callback returned %s buffer %p (size %zu): handed back empty, "
+                "records dropped",
+                size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
             current_ = ClientBuffer{data, size, 0, 0};
             retire_current();
             return Obtained::Declined;

@@ -137,10 +137,10 @@ private:
     std::vector<ClientBuffer> spare_;
     std::vector<ClientBuffer> completed_;
     std::set<uint64_t> in_flight_;
-    size_t buffers_out_ = 0;        // requested from the client, not yet back from complete
-    bool wait_stalled_ = false;     // a lossless wait timed out; no waiting until a buffer is back
+    size_t buffers_out_ = 0;  // requested from the client, not yet back from complete
+    bool wait_stalled_ = false;  // a lossless wait timed out; no waiting until a buffer is back
     uint64_t next_seq_ = 1;
-    uint64_t next_delivery_ = 1;        // seq of the next buffer to hand back in order
+    uint64_t next_delivery_ = 1;  // seq of the next buffer to hand back in order
     std::set<uint64_t> delivered_early_;  // seqs handed back out of order (nested flushes)
     std::condition_variable delivered_cv_;  // a buffer was handed back, or one became available
     uint64_t retired_produced_[kKindCount] = {};
@@ -163,7 +163,7 @@ private:
     std::atomic<bool> work_pending_{false};  // set by producers: full buffers or a filling ring
     std::atomic<uint32_t> flush_period_ms_{0};
     std::thread worker_;
-    std::atomic<bool> worker_wanted_{false};   // callbacks registered: a worker should run
+    std::atomic<bool> worker_wanted_{false};  // callbacks registered: a worker should run
     std::atomic<bool> worker_running_{false};  // false again in a forked child
     bool exit_handler_ = false;
 };

@@ -11,7 +11,7 @@
 
 namespace mspti::buffer_limit {
 
-constexpr size_t kDefaultMaxInFlight = 32;     // with 8 MiB buffers: 256 MiB, msPTI Python's pool
+constexpr size_t kDefaultMaxInFlight = 32;  // with 8 MiB buffers: 256 MiB, msPTI Python's pool
 constexpr size_t kMaxMaxInFlight = 1u << 20;
 constexpr uint32_t kDefaultWaitMs = 1000;
 constexpr uint32_t kMaxWaitMs = 3600u * 1000;

@@ -182,8 +182,8 @@ uint32_t recalibrate() {
     uint64_t actual = now.mono;
     uint64_t converted = s.tsc_monotonic(t);
     Calibration &c = s.cal;
-    uint64_t rate = static_cast<uint64_t>((static_cast<unsigned __int128>(actual - c.first_mono) << 32) /
-                                          (t - c.first_tsc));
+    uint64_t rate =
+        static_cast<uint64_t>((static_cast<unsigned __int128>(actual - c.first_mono) << 32) / (t - c.first_tsc));
     uint32_t next_ms = kSteerMs;
     if (converted <= actual) {
         s.publish(t, actual, rate);  // behind: jump forward to the true value

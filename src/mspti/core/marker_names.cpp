@@ -15,7 +15,8 @@
 namespace mspti::names {
 namespace {
 
-constexpr size_t kShards = 16;  // fork() holds them all, beside the string table's 32 (TSan tracks at most 64 held locks)
+constexpr size_t kShards =
+    16;  // fork() holds them all, beside the string table's 32 (TSan tracks at most 64 held locks)
 
 // A name's header; its text follows it. Pins are guarded by the shard's mutex.
 struct Node {
@@ -42,8 +43,8 @@ struct Batch {
 // Retired names and client holds. Lock order: a shard's mutex, then this one.
 struct Retired {
     std::mutex mutex;
-    std::vector<Node *> unsealed;          // retired since the last seal()
-    std::map<uint64_t, Batch> batches;     // by ticket
+    std::vector<Node *> unsealed;  // retired since the last seal()
+    std::map<uint64_t, Batch> batches;  // by ticket
     uint64_t next_ticket = 1;
     std::multimap<const void *, uint64_t> holds;  // buffer -> seq
     std::multiset<uint64_t> held_seqs;
@@ -150,8 +151,10 @@ void reclaim(uint64_t delivered_through) {
         if (!r.held_seqs.empty() && *r.held_seqs.begin() <= safe) safe = *r.held_seqs.begin() - 1;
         for (auto it = r.batches.begin(); it != r.batches.end();) {
             if (it->second.drained && it->second.last_seq <= safe) {
-                if (dead.empty()) dead.swap(it->second.nodes);
-                else dead.insert(dead.end(), it->second.nodes.begin(), it->second.nodes.end());
+                if (dead.empty())
+                    dead.swap(it->second.nodes);
+                else
+                    dead.insert(dead.end(), it->second.nodes.begin(), it->second.nodes.end());
                 it = r.batches.erase(it);
             } else {
                 ++it;

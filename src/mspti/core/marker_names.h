@@ -46,10 +46,10 @@ void fork_prepare();
 void fork_release();
 
 struct Stats {
-    uint64_t live;       // names pinned by some thread's cache
-    uint64_t retired;    // names no longer pinned, waiting for their records to be delivered
+    uint64_t live;  // names pinned by some thread's cache
+    uint64_t retired;  // names no longer pinned, waiting for their records to be delivered
     uint64_t reclaimed;  // names freed since the process started
-    uint64_t bytes;      // bytes of live and retired names (text and bookkeeping)
+    uint64_t bytes;  // bytes of live and retired names (text and bookkeeping)
 };
 Stats stats();
 

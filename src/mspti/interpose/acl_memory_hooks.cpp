@@ -31,8 +31,7 @@ aclError plain(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, Arg
 
 // An allocation: MEMORY ALLOCATION record with the returned address.
 template <typename Fn, typename... Rest>
-aclError allocate(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, void **ptr, size_t size,
-                  Rest... rest) {
+aclError allocate(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, void **ptr, size_t size, Rest... rest) {
     uint64_t id = mspti::correlation::generate();
     Fn fn = real.get();
     if (fn == nullptr) return kAclApiNotSupport;
@@ -121,8 +120,8 @@ MSPTI_INTERPOSE aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMem
 
 MSPTI_INTERPOSE aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
                                                      aclrtMallocConfig *cfg) {
-    return allocate(real::aclrtMallocForTaskScheduler, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMallocForTaskScheduler",
-                    devPtr, size, policy, cfg);
+    return allocate(real::aclrtMallocForTaskScheduler, MSPTI_CBID_RUNTIME_MALLOC, "aclrtMallocForTaskScheduler", devPtr,
+                    size, policy, cfg);
 }
 
 // msPTI reports aclrtMallocCached under MALLOC (15), not MALLOC_CACHED (19).

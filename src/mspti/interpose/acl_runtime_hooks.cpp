@@ -15,8 +15,7 @@ namespace {
 
 // Forwards with ENTER/EXIT around the real call; the runtime's own error if it is missing.
 template <typename Fn, typename... Args>
-aclError forward(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, uint64_t correlationId,
-                 Args... args) {
+aclError forward(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, uint64_t correlationId, Args... args) {
     Fn fn = real.get();
     if (fn == nullptr) return kAclApiNotSupport;
     ApiScope scope(MSPTI_CB_DOMAIN_RUNTIME, cbid, name, correlationId);
@@ -73,9 +72,9 @@ MSPTI_INTERPOSE aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_
                    mspti::correlation::generate(), funcHandle, numBlocks, argsData, argsSize, cfg, stream);
 }
 
-MSPTI_INTERPOSE aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks,
-                                                     aclrtStream stream, aclrtLaunchKernelCfg *cfg,
-                                                     aclrtArgsHandle argsHandle, void *reserve) {
+MSPTI_INTERPOSE aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
+                                                     aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle,
+                                                     void *reserve) {
     return forward(real::aclrtLaunchKernelWithConfig, MSPTI_CBID_RUNTIME_LAUNCH, "aclrtLaunchKernelWithConfig",
                    mspti::correlation::generate(), funcHandle, numBlocks, stream, cfg, argsHandle, reserve);
 }

@@ -11,7 +11,10 @@ namespace mspti::interpose {
 class ApiScope {
 public:
     ApiScope(msptiCallbackDomain domain, msptiCallbackId cbid, const char *name, uint64_t correlationId)
-        : domain_(domain), cbid_(cbid), name_(name), correlation_(correlationId),
+        : domain_(domain),
+          cbid_(cbid),
+          name_(name),
+          correlation_(correlationId),
           entered_(callback::enabled(domain, cbid)) {
         if (__builtin_expect(entered_, 0)) fire(MSPTI_API_ENTER, nullptr);
     }

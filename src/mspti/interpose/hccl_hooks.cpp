@@ -72,8 +72,8 @@ MSPTI_INTERPOSE HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t 
         [&] { return elements_bytes(count, dataType); }, sendBuf, recvBuf, count, dataType, op, comm, stream);
 }
 
-MSPTI_INTERPOSE HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType, uint32_t root,
-                                         HcclComm comm, aclrtStream stream) {
+MSPTI_INTERPOSE HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType, uint32_t root, HcclComm comm,
+                                         aclrtStream stream) {
     return run(
         real::HcclBroadcast, MSPTI_CBID_HCCL_BROADCAST, "HcclBroadcast", comm, stream,
         [&] { return elements_bytes(count, dataType); }, buf, count, dataType, root, comm, stream);
@@ -83,42 +83,40 @@ MSPTI_INTERPOSE HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t 
                                          HcclComm comm, aclrtStream stream) {
     return run(
         real::HcclAllGather, MSPTI_CBID_HCCL_ALLGATHER, "HcclAllGather", comm, stream,
-        [&] { return elements_bytes(sendCount, dataType) * rank_size(comm); }, sendBuf, recvBuf, sendCount,
-        dataType, comm, stream);
+        [&] { return elements_bytes(sendCount, dataType) * rank_size(comm); }, sendBuf, recvBuf, sendCount, dataType,
+        comm, stream);
 }
 
-MSPTI_INTERPOSE HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount,
-                                             HcclDataType dataType, HcclReduceOp op, HcclComm comm,
-                                             aclrtStream stream) {
+MSPTI_INTERPOSE HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
+                                             HcclReduceOp op, HcclComm comm, aclrtStream stream) {
     return run(
         real::HcclReduceScatter, MSPTI_CBID_HCCL_REDUCE_SCATTER, "HcclReduceScatter", comm, stream,
-        [&] { return elements_bytes(recvCount, dataType) * rank_size(comm); }, sendBuf, recvBuf, recvCount,
-        dataType, op, comm, stream);
+        [&] { return elements_bytes(recvCount, dataType) * rank_size(comm); }, sendBuf, recvBuf, recvCount, dataType,
+        op, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
                                       HcclReduceOp op, uint32_t root, HcclComm comm, aclrtStream stream) {
     return run(
         real::HcclReduce, MSPTI_CBID_HCCL_REDUCE, "HcclReduce", comm, stream,
-        [&] { return elements_bytes(count, dataType); }, sendBuf, recvBuf, count, dataType, op, root, comm,
-        stream);
+        [&] { return elements_bytes(count, dataType); }, sendBuf, recvBuf, count, dataType, op, root, comm, stream);
 }
 
 // msPTI never queries the rank size for Scatter, so its bandwidth is always 0 (kept).
 MSPTI_INTERPOSE HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
                                        uint32_t root, HcclComm comm, aclrtStream stream) {
     return run(
-        real::HcclScatter, MSPTI_CBID_HCCL_SCATTER, "HcclScatter", comm, stream, [] { return uint64_t{0}; },
-        sendBuf, recvBuf, recvCount, dataType, root, comm, stream);
+        real::HcclScatter, MSPTI_CBID_HCCL_SCATTER, "HcclScatter", comm, stream, [] { return uint64_t{0}; }, sendBuf,
+        recvBuf, recvCount, dataType, root, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclDataType sendType,
-                                        const void *recvBuf, uint64_t recvCount, HcclDataType recvType,
-                                        HcclComm comm, aclrtStream stream) {
+                                        const void *recvBuf, uint64_t recvCount, HcclDataType recvType, HcclComm comm,
+                                        aclrtStream stream) {
     return run(
         real::HcclAlltoAll, MSPTI_CBID_HCCL_ALL_TO_ALL, "HcclAlltoAll", comm, stream,
-        [&] { return elements_bytes(sendCount, sendType) * rank_size(comm); }, sendBuf, sendCount, sendType,
-        recvBuf, recvCount, recvType, comm, stream);
+        [&] { return elements_bytes(sendCount, sendType) * rank_size(comm); }, sendBuf, sendCount, sendType, recvBuf,
+        recvCount, recvType, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, const void *sdispls,
@@ -145,15 +143,15 @@ MSPTI_INTERPOSE HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
 MSPTI_INTERPOSE HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank,
                                     HcclComm comm, aclrtStream stream) {
     return run(
-        real::HcclSend, MSPTI_CBID_HCCL_SEND, "HcclSend", comm, stream,
-        [&] { return elements_bytes(count, dataType); }, sendBuf, count, dataType, destRank, comm, stream);
+        real::HcclSend, MSPTI_CBID_HCCL_SEND, "HcclSend", comm, stream, [&] { return elements_bytes(count, dataType); },
+        sendBuf, count, dataType, destRank, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank,
                                     HcclComm comm, aclrtStream stream) {
     return run(
-        real::HcclRecv, MSPTI_CBID_HCCL_RECV, "HcclRecv", comm, stream,
-        [&] { return elements_bytes(count, dataType); }, recvBuf, count, dataType, srcRank, comm, stream);
+        real::HcclRecv, MSPTI_CBID_HCCL_RECV, "HcclRecv", comm, stream, [&] { return elements_bytes(count, dataType); },
+        recvBuf, count, dataType, srcRank, comm, stream);
 }
 
 MSPTI_INTERPOSE HcclResult HcclBatchSendRecv(HcclSendRecvItem *sendRecvInfo, uint32_t itemNum, HcclComm comm,

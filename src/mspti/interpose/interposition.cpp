@@ -68,8 +68,7 @@ void report_missing(const char *name) {
     // Callers keep retrying while the symbol is missing; say it once per call site's name.
     static const char *last = nullptr;
     if (__atomic_exchange_n(&last, name, __ATOMIC_RELAXED) == name) return;
-    fail(MSPTI_ERROR_INNER, "interposer: the real %s was not found behind libmspti.so (is the runtime loaded?)",
-         name);
+    fail(MSPTI_ERROR_INNER, "interposer: the real %s was not found behind libmspti.so (is the runtime loaded?)", name);
 }
 
 }  // namespace mspti::interpose

@@ -77,7 +77,8 @@ mstxDomainRegistration_st *checked(mstxDomainHandle_t domain) {
 void destroy_domain(mstxDomainHandle_t domain) {
     mstxDomainRegistration_st *d = checked(domain);
     if (d == nullptr) {
-        fail(MSPTI_ERROR_INVALID_PARAMETER, "mstxDomainDestroy: %p is not a domain handle", static_cast<void *>(domain));
+        fail(MSPTI_ERROR_INVALID_PARAMETER, "mstxDomainDestroy: %p is not a domain handle",
+             static_cast<void *>(domain));
         return;
     }
     d->destroyed.store(true, std::memory_order_relaxed);

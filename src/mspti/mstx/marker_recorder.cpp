@@ -46,7 +46,7 @@ inline bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag f
 }
 
 inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
-                       const char *domain) {
+                              const char *domain) {
     void *slot = ActivityEngine::reserve(s, kMarker);
     if (slot == nullptr) return;
     auto *m = static_cast<msptiActivityMarker *>(slot);
@@ -76,8 +76,8 @@ inline void mark_in(const char *domain_name, const char *message, aclrtStream st
     const char *name = interned_message(s, message, api);
     if (name == nullptr) return;
     uint64_t id = s->markers.take_id();
-    msptiActivityFlag flag =
-        stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+    msptiActivityFlag flag = stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE
+                                               : MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
     if (!trace_on_stream(stream, id, flag)) return;
     write_host_marker(s, flag, id, name, domain_name);
 }
@@ -106,7 +106,7 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
 void end_range(mstxRangeId id, bool record) {
     void *stream = nullptr;
     if (!range_close(id, &stream)) return;  // 0, unknown, already ended or evicted: no record, as msPTI
-    if (!record) return;                    // ended while not collecting: the end is not recorded
+    if (!record) return;  // ended while not collecting: the end is not recorded
     ThreadStaging *s = ActivityEngine::staging();
     if (s == nullptr) {
         engine().count_unstaged_drop(kMarker);
@@ -133,7 +133,8 @@ void mark(const char *message, aclrtStream stream) {
     // The common case inline, with no call but the text compare: collecting, a host mark, a
     // thread with its staging, a message its cache holds, room in the ring.
     ThreadStaging *s = t_staging;
-    if (__builtin_expect(ActivityEngine::enabled(kMarker) && stream == nullptr && s != nullptr && message != nullptr, 1)) {
+    if (__builtin_expect(ActivityEngine::enabled(kMarker) && stream == nullptr && s != nullptr && message != nullptr,
+                         1)) {
         const char *name = s->markers.cached(message);
         void *slot = name != nullptr ? s->ring.try_reserve() : nullptr;
         if (__builtin_expect(slot != nullptr, 1)) {

@@ -18,8 +18,8 @@ bool range_open(uint64_t id, void *stream);
 bool range_close(uint64_t id, void **stream);
 
 struct RangeTableStats {
-    uint64_t open;      // ranges tracked now (started, neither ended nor evicted)
-    uint64_t evicted;   // open ranges forgotten to make room, since the process started
+    uint64_t open;  // ranges tracked now (started, neither ended nor evicted)
+    uint64_t evicted;  // open ranges forgotten to make room, since the process started
     uint64_t capacity;  // slots of the table
 };
 

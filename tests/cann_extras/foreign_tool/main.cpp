@@ -11,12 +11,12 @@
 #include "mstx/ms_tools_ext.h"
 #include "toolchain/slog.h"
 
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("check failed: %s (main.cpp:%d)\n", #cond, __LINE__);   \
-            return 1;                                                      \
-        }                                                                  \
+#define CHECK(cond) \
+    do { \
+        if (!(cond)) { \
+            printf("check failed: %s (main.cpp:%d)\n", #cond, __LINE__); \
+            return 1; \
+        } \
     } while (0)
 
 static int UseSecurec() {
@@ -48,7 +48,8 @@ static int LogByDlopen() {
     DlogInnerFn inner = reinterpret_cast<DlogInnerFn>(dlsym(lib, "DlogInnerForC"));
     CHECK(check != NULL && inner != NULL);
     if (check(PROFILING, DLOG_INFO) == 1) {
-        inner(PROFILING, DLOG_INFO, "(foreign)[main.cpp:%d] >>> (tid:%d) libascendalog loaded by dlopen\n", __LINE__, 1);
+        inner(PROFILING, DLOG_INFO, "(foreign)[main.cpp:%d] >>> (tid:%d) libascendalog loaded by dlopen\n", __LINE__,
+              1);
     }
     return 0;
 }

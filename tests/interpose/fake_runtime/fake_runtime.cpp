@@ -107,7 +107,8 @@ aclError launch(void *stream, const char *name) {
         uint64_t end = std::max(now_ns(), start + 1);
         s->last_end = end;
         const vnpuProfiler *q = profiler();
-        if (tag != 0 && q != nullptr && q->onKernelExecuted != nullptr) q->onKernelExecuted(q->userdata, tag, start, end);
+        if (tag != 0 && q != nullptr && q->onKernelExecuted != nullptr)
+            q->onKernelExecuted(q->userdata, tag, start, end);
     });
     return 0;
 }
@@ -179,7 +180,8 @@ FAKE_EXPORT aclError fakeNodeOp(void *stream) {
     char args[8] = {};
     aclError r = aclrtLaunchKernelWithHostArgs(nullptr, 1, stream, nullptr, args, sizeof(args), nullptr, 0);
     const vnpuProfiler *p = profiler();
-    if (p != nullptr && p->onApi != nullptr) p->onApi(p->userdata, VNPU_API_LEVEL_NODE, "fakeAdd_AxpyAiCore_Axpy", begin, now_ns());
+    if (p != nullptr && p->onApi != nullptr)
+        p->onApi(p->userdata, VNPU_API_LEVEL_NODE, "fakeAdd_AxpyAiCore_Axpy", begin, now_ns());
     return r;
 }
 
@@ -282,8 +284,14 @@ FAKE_EXPORT HcclResult HcclAllReduce(void *send, void *recv, uint64_t count, Hcc
     const vnpuProfiler *p = profiler();
     uint64_t tag = 0;
     if (p != nullptr && p->onCollectiveEnqueue != nullptr) {
-        vnpuCollectiveInfo info{s->device, s->id, "hcom_allReduce_", static_cast<Comm *>(comm)->name, "RING",
-                                static_cast<uint32_t>(type), count, static_cast<Comm *>(comm)->ranks};
+        vnpuCollectiveInfo info{s->device,
+                                s->id,
+                                "hcom_allReduce_",
+                                static_cast<Comm *>(comm)->name,
+                                "RING",
+                                static_cast<uint32_t>(type),
+                                count,
+                                static_cast<Comm *>(comm)->ranks};
         tag = p->onCollectiveEnqueue(p->userdata, &info);
     }
     size_t bytes = count * (type == 4 ? 4 : 1);

@@ -21,8 +21,8 @@ int main(int argc, char **argv) {
     mstxDomainDestroy(domain);
 
     if (expect_tool != (range != 0) || expect_tool != (domain != NULL) || expect_tool != (domain_range != 0)) {
-        fprintf(stderr, "mstx_only_program: expected %s, got range %llu domain %p\n", expect_tool ? "a tool" : "no tool",
-                (unsigned long long)range, (void *)domain);
+        fprintf(stderr, "mstx_only_program: expected %s, got range %llu domain %p\n",
+                expect_tool ? "a tool" : "no tool", (unsigned long long)range, (void *)domain);
         return 1;
     }
     printf("mstx_only_program: %s\n", expect_tool ? "tool loaded" : "no tool, calls were no-ops");
