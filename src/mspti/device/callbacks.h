@@ -24,6 +24,28 @@ void on_kernel_executed(void *userdata, uint64_t tag, uint64_t startNs, uint64_t
 uint64_t on_collective_enqueue(void *userdata, const vnpuCollectiveInfo *info);
 void on_collective_executed(void *userdata, uint64_t tag, uint64_t startNs, uint64_t endNs);
 
+// An interposed HCCL call on this thread (hccl_hooks.cpp). The launch API record that the runtime's
+// enqueue reports then spans the whole call, as CANN's node launch report does, and is written
+// when the call returns; without interposition it is written at the enqueue, with no duration.
+class CollectiveCallScope {
+public:
+    CollectiveCallScope();
+    ~CollectiveCallScope();
+    CollectiveCallScope(const CollectiveCallScope &) = delete;
+    CollectiveCallScope &operator=(const CollectiveCallScope &) = delete;
+
+private:
+    struct State {
+        bool active;
+        uint64_t begin;
+        const char *name;  // set by the enqueue: the launch to record
+        uint64_t correlation_id;
+    };
+    State saved_;  // an enclosing call's (a re-entered interposer)
+    friend uint64_t on_collective_enqueue(void *, const vnpuCollectiveInfo *);
+    static thread_local State t_call_;
+};
+
 // stream_trace.cpp: device MARKER records, or the ends of an HCCL op (hccl_ops.cpp).
 void on_stream_trace(void *userdata, uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId,
                      uint64_t timestampNs);

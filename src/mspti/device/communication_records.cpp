@@ -1,6 +1,7 @@
 // COMMUNICATION records. Enqueue stands for CANN's HCCL node launch: it takes a new correlation
 // id and writes the launch's API record (same name and id, so consumers can join them, as the
-// msPTI system tests do); execution writes the record with the collective's device span.
+// msPTI system tests do), spanning the interposed HCCL call when there is one; execution writes
+// the record with the collective's device span.
 #include "core/activity_engine.h"
 #include "core/clock.h"
 #include "core/correlation.h"
@@ -39,8 +40,14 @@ uint64_t on_collective_enqueue(void *, const vnpuCollectiveInfo *info) {
     ActivityEngine &engine = ActivityEngine::instance();
     if (info == nullptr || !engine.enabled(MSPTI_ACTIVITY_KIND_COMMUNICATION)) return 0;
     uint64_t id = correlation::generate();
-    uint64_t now = clock::now_ns();
-    record_api(MSPTI_ACTIVITY_KIND_API, info->opName, now, now, id);
+    CollectiveCallScope::State &call = CollectiveCallScope::t_call_;
+    if (call.active) {
+        call.name = info->opName;  // written when the interposed call returns
+        call.correlation_id = id;
+    } else {
+        uint64_t now = clock::now_ns();
+        record_api(MSPTI_ACTIVITY_KIND_API, info->opName, now, now, id);
+    }
     uint64_t tag = g_pending.claim();
     if (tag == 0) {
         engine.count_unstaged_drop(MSPTI_ACTIVITY_KIND_COMMUNICATION);
@@ -56,6 +63,19 @@ uint64_t on_collective_enqueue(void *, const vnpuCollectiveInfo *info) {
     c->commName = intern(or_empty(info->commName));  // once per collective, not per kernel
     c->algType = or_empty(info->algType);
     return tag;
+}
+
+thread_local CollectiveCallScope::State CollectiveCallScope::t_call_{};
+
+CollectiveCallScope::CollectiveCallScope() : saved_(t_call_) {
+    t_call_ = State{ActivityEngine::instance().enabled(MSPTI_ACTIVITY_KIND_COMMUNICATION), 0, nullptr, 0};
+    if (t_call_.active) t_call_.begin = clock::now_ns();
+}
+
+CollectiveCallScope::~CollectiveCallScope() {
+    if (t_call_.name != nullptr)
+        record_api(MSPTI_ACTIVITY_KIND_API, t_call_.name, t_call_.begin, clock::now_ns(), t_call_.correlation_id);
+    t_call_ = saved_;
 }
 
 void on_collective_executed(void *, uint64_t tag, uint64_t startNs, uint64_t endNs) {
