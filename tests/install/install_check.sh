@@ -44,7 +44,7 @@ for f in libc_sec.so libascendalog.so libascendcl.so; do
 done
 # Runpaths: relative only.
 for f in "$prefix"/lib/*.so "$pydir"/*/*.so; do
-  if readelf -d "$f" | grep -E 'R(UN)?PATH' | grep -q "$build"; then fail "$f has a runpath into the build tree"; fi
+  if readelf -d "$f" | grep -E 'R(UN)?PATH' | grep "$build"; then fail "$f has a runpath into the build tree"; fi
 done
 
 step "C consumer through pkg-config"
@@ -53,7 +53,7 @@ cc -std=c99 -o "$tmp/c_activity" "$source_dir/samples/c_activity/c_activity.c" $
    -Wl,-rpath,"$(pkg-config --variable=libdir mspti)"
 check_output "$source_dir/samples/c_activity/expected.txt" "$tmp/c_activity"
 [ "$(pkg-config --modversion mspti-monitor)" = "$(pkg-config --modversion mspti)" ] || fail "pc versions differ"
-pkg-config --libs mspti-monitor | grep -q -- '-lmspti_monitor' || fail "mspti-monitor.pc: no -lmspti_monitor"
+pkg-config --libs mspti-monitor | grep -- '-lmspti_monitor' >/dev/null || fail "mspti-monitor.pc: no -lmspti_monitor"
 
 step "C++ consumer through find_package(mspti)"
 cmake -S "$here/consumer_cpp" -B "$tmp/consumer_cpp" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -81,7 +81,7 @@ print('python ok')
 ")
 out="$(cd "$tmp" && PYTHONPATH="$pydir" "$python" "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py")" \
   || fail "python sample failed"
-echo "$out" | grep -q "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" || fail "python sample: no HOST range: $out"
+echo "$out" | grep "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" >/dev/null || fail "python sample: no HOST range: $out"
 # The launcher finds its package and libraries relative to itself.
 "$prefix/bin/mspti-trace" --help >/dev/null || fail "mspti-trace --help"
 # Sourcing set_env.sh makes the prefix a CANN toolkit for CANN-style builds.
@@ -90,21 +90,21 @@ echo "$out" | grep -q "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'"
 
 step "Java: -cp mspti.jar only"
 javac -d "$tmp/java_classes" -cp "$prefix/share/java/mspti.jar" "$source_dir/samples/java_monitor/JavaMonitor.java"
-java -cp "$prefix/share/java/mspti.jar:$tmp/java_classes" JavaMonitor | grep -q '^kernel records: 3, mstx records: [0-9]*$' \
+java -cp "$prefix/share/java/mspti.jar:$tmp/java_classes" JavaMonitor | grep '^kernel records: 3, mstx records: [0-9]*$' \
   || fail "java sample from <prefix>/share/java"
 mkdir "$tmp/jar_alone"
 cp "$prefix/share/java/mspti.jar" "$tmp/jar_alone/"
 out="$(java -Xlog:library=info -cp "$tmp/jar_alone/mspti.jar:$tmp/java_classes" JavaMonitor)" || fail "java sample, jar alone"
-echo "$out" | grep -q '^kernel records: 3, mstx records: [0-9]*$' || fail "java sample with the jar alone: $out"
+echo "$out" | grep '^kernel records: 3, mstx records: [0-9]*$' >/dev/null || fail "java sample with the jar alone: $out"
 for lib in libmspti.so.0 libmspti_monitor.so.0 libmspti_java.so libvnpu.so libvnpu_java.so; do
-  echo "$out" | grep -q "Loaded library .*/mspti-native[0-9]*/$lib," || fail "$lib was not loaded from the jar: $out"
+  echo "$out" | grep "Loaded library .*/mspti-native[0-9]*/$lib," >/dev/null || fail "$lib was not loaded from the jar: $out"
 done
-unzip -l "$prefix/share/java/mspti.jar" | grep -q 'org/mspti/native/linux-.*/libmspti_java.so' || fail "no JNI library in the jar"
+unzip -l "$prefix/share/java/mspti.jar" | grep 'org/mspti/native/linux-.*/libmspti_java.so' >/dev/null || fail "no JNI library in the jar"
 
 step "wheel: built offline, installed into a fresh venv"
 "$source_dir/cmake/wheel/build_wheel.sh" "$build" "$tmp/dist" >/dev/null
 wheel="$(echo "$tmp"/dist/mspti-*.whl)"
-unzip -l "$wheel" | grep -q 'mspti/_libs/libmspti.so$' || fail "the wheel carries no libmspti.so"
+unzip -l "$wheel" | grep 'mspti/_libs/libmspti.so$' >/dev/null || fail "the wheel carries no libmspti.so"
 "$python" -m venv --system-site-packages "$tmp/venv"  # numpy from the system
 "$tmp/venv/bin/python" -m pip install -q --no-index "$wheel"
 (cd "$tmp" && "$tmp/venv/bin/python" -c "
@@ -116,7 +116,7 @@ print('wheel ok')
 ")
 out="$(cd "$tmp" && "$tmp/venv/bin/python" "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py")" \
   || fail "python sample from the wheel failed"
-echo "$out" | grep -q "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" || fail "python sample from the wheel: $out"
+echo "$out" | grep "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" >/dev/null || fail "python sample from the wheel: $out"
 
 step "deb: cpack -G DEB"
 # What `cpack -G DEB` in the build directory does, minus its first step (a `preinstall` build of
@@ -135,5 +135,5 @@ for f in ./usr/lib/libmspti.so.0 ./usr/lib/libmspti_monitor.so.0 ./usr/lib/cmake
 done
 grep -q '^./usr/lib/python3[.0-9]*/dist-packages/mspti/_native' "$tmp/deb.files" || fail "the .deb lacks mspti._native"
 ! grep -q '^./usr/include/acl/' "$tmp/deb.files" || fail "the .deb puts acl/ into /usr/include"
-dpkg-deb -f "$deb" Depends | grep -q 'libc6' || fail "the .deb has no shared-library dependencies"
+dpkg-deb -f "$deb" Depends | grep 'libc6' >/dev/null || fail "the .deb has no shared-library dependencies"
 echo "install check passed"
