@@ -18,6 +18,8 @@
 #include "mspti/mspti_activity.h"
 #include "mstx/ms_tools_ext.h"
 
+#include "../common/child_process.h"
+
 namespace {
 
 // Atomics only: a child may be forked while the delivery thread is inside the callback.
@@ -26,20 +28,6 @@ std::atomic<uint64_t> g_own{0};
 std::atomic<uint64_t> g_foreign{0};
 
 void OnMark(const mspti::MarkerData &d) { ++(d.object_id.process_id == g_pid.load() ? g_own : g_foreign); }
-
-std::string Reap(pid_t pid) {
-    int status = 0;
-    pid_t got;
-    do {
-        got = waitpid(pid, &status, 0);
-    } while (got < 0 && errno == EINTR);
-    if (got != pid) return "waitpid failed";
-    if (WIFSIGNALED(status))
-        return WTERMSIG(status) == SIGALRM ? "child hung (killed by its alarm)"
-                                           : "child died of signal " + std::to_string(WTERMSIG(status));
-    if (WEXITSTATUS(status) != 0) return "child failed check " + std::to_string(WEXITSTATUS(status));
-    return "";
-}
 
 }  // namespace
 
@@ -90,7 +78,7 @@ TEST(MonitorFork, ChildrenForkedWhileTheMonitorDeliversGetExactlyTheirOwnMarks) 
             if (monitor.stop() != mspti::MsptiResult::MSPTI_SUCCESS) _exit(13);
             _exit(0);
         }
-        std::string why = Reap(pid);
+        std::string why = mspti_test::reap_child(pid);
         if (!why.empty()) failures.push_back("child " + std::to_string(i) + ": " + why);
     }
     stop.store(true);
@@ -129,7 +117,7 @@ TEST(MonitorFork, AChildStopsAMonitorWhoseCallbackRanInTheParentAtTheFork) {
         alarm(20);
         _exit(monitor.stop() == mspti::MsptiResult::MSPTI_SUCCESS && !monitor.is_running() ? 0 : 1);
     }
-    std::string why = Reap(pid);
+    std::string why = mspti_test::reap_child(pid);
     release.store(true);
     EXPECT_EQ(why, "");
     EXPECT_EQ(monitor.stop(), mspti::MsptiResult::MSPTI_SUCCESS);

@@ -24,6 +24,8 @@
 #include "mspti/mspti_ext.h"
 #include "mstx/ms_tools_ext.h"
 
+#include "../common/child_process.h"
+
 namespace {
 
 // The test's client. Fork-safe: atomics only, so a child forked while another thread is inside
@@ -88,21 +90,6 @@ pid_t ForkChild(unsigned alarm_seconds, Body body) {
         _exit(body());
     }
     return pid;
-}
-
-// Waits for a child (bounded by its alarm) and describes how it ended ("" = success).
-std::string Reap(pid_t pid) {
-    int status = 0;
-    pid_t got;
-    do {
-        got = waitpid(pid, &status, 0);
-    } while (got < 0 && errno == EINTR);
-    if (got != pid) return "waitpid failed";
-    if (WIFSIGNALED(status))
-        return WTERMSIG(status) == SIGALRM ? "child hung (killed by its alarm)"
-                                           : "child died of signal " + std::to_string(WTERMSIG(status));
-    if (WEXITSTATUS(status) != 0) return "child failed check " + std::to_string(WEXITSTATUS(status));
-    return "";
 }
 
 // In a child: counts only this thread's records from now on.
@@ -184,7 +171,7 @@ TEST(Fork, TwoHundredChildrenForkedWhileTwoThreadsRecordEachGetExactlyTheirOwnRe
     for (int i = 0; i < 200; ++i) {
         pid_t pid = ForkChild(10, [] { return kChildMayStartThreads ? MarkAndCheck(20000) : CheckFreshStats(); });
         ASSERT_GT(pid, 0);
-        std::string why = Reap(pid);
+        std::string why = mspti_test::reap_child(pid);
         if (!why.empty()) failures.push_back("child " + std::to_string(i) + ": " + why);
         if (failures.size() == 3) break;  // bounded: each hung child costs its alarm
         // Flushing in the parent too, so children are also forked in the middle of deliveries.
@@ -210,7 +197,7 @@ TEST(Fork, RecordsTheParentStagedBeforeTheForkAreNotDeliveredByTheChild) {
     for (int i = 0; i < 100; ++i) mstxMarkA("staged in the parent", nullptr);
     pid_t pid = ForkChild(20, [] { return MarkAndCheck(10); });
     ASSERT_GT(pid, 0);
-    EXPECT_EQ(Reap(pid), "");
+    EXPECT_EQ(mspti_test::reap_child(pid), "");
     msptiActivityFlushAll(1);
     EXPECT_EQ(g_counts.own.load(), 100u);  // and the parent still delivers them, once
 }
@@ -232,7 +219,7 @@ TEST(Fork, TheChildRecordsWithItsOwnPidAndTidOnEveryThread) {
         return static_cast<int>(g_counts.own.load() == 1000 ? kOk : kWrongOwnCount);
     });
     ASSERT_GT(pid, 0);
-    EXPECT_EQ(Reap(pid), "");
+    EXPECT_EQ(mspti_test::reap_child(pid), "");
 }
 
 TEST(Fork, TheChildHasAWorkerSoThatTheFlushPeriodDelivers) {
@@ -254,7 +241,7 @@ TEST(Fork, TheChildHasAWorkerSoThatTheFlushPeriodDelivers) {
         return static_cast<int>(g_counts.own.load() == 10 && g_counts.foreign.load() == 0 ? kOk : kWrongOwnCount);
     });
     ASSERT_GT(pid, 0);
-    EXPECT_EQ(Reap(pid), "");
+    EXPECT_EQ(mspti_test::reap_child(pid), "");
 }
 
 TEST(Fork, AChildOfAChildCollectsToo) {
@@ -266,12 +253,12 @@ TEST(Fork, AChildOfAChildCollectsToo) {
         for (int i = 0; i < 10; ++i) mstxMarkA("staged in the child", nullptr);
         pid_t grandchild = ForkChild(20, [] { return MarkAndCheck(1000); });
         if (grandchild <= 0) return static_cast<int>(kSetupFailed);
-        std::string why = Reap(grandchild);
+        std::string why = mspti_test::reap_child(grandchild);
         if (!why.empty()) return static_cast<int>(kWrongOwnCount);
         return result;
     });
     ASSERT_GT(pid, 0);
-    EXPECT_EQ(Reap(pid), "");
+    EXPECT_EQ(mspti_test::reap_child(pid), "");
 }
 
 // Under ThreadSanitizer, a child of a multithreaded parent may start threads (its worker).

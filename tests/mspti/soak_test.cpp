@@ -24,6 +24,8 @@
 #include "mspti/mspti_ext.h"
 #include "mstx/ms_tools_ext.h"
 
+#include "../common/child_process.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -116,18 +118,6 @@ int ChildBody() {
     return CheckAccounting(MSPTI_ACTIVITY_KIND_MARKER).empty() ? 0 : 21;
 }
 
-std::string ReapChild(pid_t pid) {
-    int status = 0;
-    pid_t got;
-    do {
-        got = waitpid(pid, &status, 0);
-    } while (got < 0 && errno == EINTR);
-    if (got != pid) return "waitpid failed";
-    if (WIFSIGNALED(status)) return "child killed by signal " + std::to_string(WTERMSIG(status));
-    if (WEXITSTATUS(status) != 0) return "child failed check " + std::to_string(WEXITSTATUS(status));
-    return "";
-}
-
 }  // namespace
 
 TEST(Soak, ChaosKeepsExactAccountingAndFlatMemory) {
@@ -196,7 +186,7 @@ TEST(Soak, ChaosKeepsExactAccountingAndFlatMemory) {
             ASSERT_GE(pid, 0);
             if (pid == 0) _exit(ChildBody());
             ++children;
-            std::string why = ReapChild(pid);
+            std::string why = mspti_test::reap_child(pid);
             if (!why.empty()) child_failures.push_back(why);
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
