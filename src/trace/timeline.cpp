@@ -32,6 +32,18 @@ double bandwidth(uint64_t bytes, uint64_t start, uint64_t end) {
     return end > start ? static_cast<double>(bytes) / static_cast<double>(end - start) : 0.0;
 }
 
+// The arguments every memcpy or memset slice carries, in their order (a memset adds its value).
+void add_transfer_args(Slice &s, uint64_t correlation_id, uint64_t bytes, const Record &r, uint8_t async,
+                       uint32_t device, uint32_t stream, const uint32_t *memset_value = nullptr) {
+    s.add_uint("correlation_id", correlation_id);
+    s.add_uint("bytes", bytes);
+    if (memset_value != nullptr) s.add_uint("value", *memset_value);
+    s.add_double("bandwidth_gbps", bandwidth(bytes, r.start, r.end));
+    s.add_uint("async", async);
+    s.add_uint("device", device);
+    s.add_uint("stream", stream);
+}
+
 std::string thread_name(uint32_t tid) {
     std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/comm");
     std::string comm;
@@ -186,25 +198,14 @@ void Timeline::add(const Record &r) {
         const msptiActivityMemcpy &m = r.u.memcpy;
         Slice &s = put(stream_track(m.deviceId, m.streamId), r, memcpy_name(m.copyKind), "memcpy");
         s.flow = flow_id(m.correlationId);
-        s.add_uint("correlation_id", m.correlationId);
-        s.add_uint("bytes", m.bytes);
-        s.add_double("bandwidth_gbps", bandwidth(m.bytes, r.start, r.end));
-        s.add_uint("async", m.isAsync);
-        s.add_uint("device", m.deviceId);
-        s.add_uint("stream", m.streamId);
+        add_transfer_args(s, m.correlationId, m.bytes, r, m.isAsync, m.deviceId, m.streamId);
         break;
     }
     case MSPTI_ACTIVITY_KIND_MEMSET: {
         const msptiActivityMemset &m = r.u.memset;
         Slice &s = put(stream_track(m.deviceId, m.streamId), r, "Memset", "memset");
         s.flow = flow_id(m.correlationId);
-        s.add_uint("correlation_id", m.correlationId);
-        s.add_uint("bytes", m.bytes);
-        s.add_uint("value", m.value);
-        s.add_double("bandwidth_gbps", bandwidth(m.bytes, r.start, r.end));
-        s.add_uint("async", m.isAsync);
-        s.add_uint("device", m.deviceId);
-        s.add_uint("stream", m.streamId);
+        add_transfer_args(s, m.correlationId, m.bytes, r, m.isAsync, m.deviceId, m.streamId, &m.value);
         break;
     }
     case MSPTI_ACTIVITY_KIND_HCCL: {
