@@ -14,6 +14,7 @@
 #define MSTX_NO_IMPL
 #include "mspti/mspti_ext.h"
 #include "mstx/ms_tools_ext.h"
+#include "py_stream.h"
 
 namespace {
 
@@ -95,28 +96,6 @@ Name name_utf8(const char *api, const char *what, PyObject *obj, const char **ut
     return size > kMaxNameBytes ? too_long(api, what, size) : Name::ok;
 }
 
-/** An aclrtStream from an int handle or an object with an int `handle` attribute (not None). */
-bool stream_handle(PyObject *obj, void **stream) {
-    PyObject *handle = nullptr;
-    if (PyLong_Check(obj)) {
-        Py_INCREF(obj);
-        handle = obj;
-    } else {
-        handle = PyObject_GetAttrString(obj, "handle");
-        if (handle == nullptr || !PyLong_Check(handle)) {
-            Py_XDECREF(handle);
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError,
-                         "stream must be None, an int handle or a stream object with an int 'handle' attribute, not %s",
-                         Py_TYPE(obj)->tp_name);
-            return false;
-        }
-    }
-    *stream = PyLong_AsVoidPtr(handle);
-    Py_DECREF(handle);
-    return !PyErr_Occurred();
-}
-
 /**
  * Runs `call(stream)` for a marker on a device stream; raises ValueError when libmspti rejected
  * the stream. Each failure message names its marker id, so a new failure always changes it.
@@ -124,7 +103,7 @@ bool stream_handle(PyObject *obj, void **stream) {
 template <typename Call>
 bool on_stream(const char *api, PyObject *stream_obj, Call call) {
     void *stream = nullptr;
-    if (!stream_handle(stream_obj, &stream)) return false;
+    if (!mspti_py::stream_from_python(stream_obj, &stream)) return false;
     char before[512];
     std::strncpy(before, msptiExtGetLastError(), sizeof(before) - 1);
     before[sizeof(before) - 1] = '\0';
