@@ -18,6 +18,8 @@
 #include <gtest/gtest.h>
 
 #include "core/clock.h"
+#include "mspti/mspti.h"
+#include "mstx/marker_recorder.h"
 
 namespace {
 
@@ -98,4 +100,92 @@ TEST(Clock, HostReadingsStayWithin250nsOfTheDeviceClockWhileTheWorkerSteers) {
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
     }
     EXPECT_EQ(failed, 0) << "processes whose host clock left CLOCK_MONOTONIC by more than " << kLimitNs << " ns";
+}
+
+// Raw ticks staged now and converted later (after more steers than are kept) read as now_ns()
+// would have when they were taken: exactly while their conversion is kept, and within a
+// microsecond once it is not (the oldest kept one is extrapolated back).
+TEST(Clock, DeferredTicksConvertWithTheConversionOfTheirMoment) {
+    using namespace mspti::clock;
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!is_raw_tick(deferred_now())) {  // the 10 ms baseline first
+        if (!uses_tsc() || std::chrono::steady_clock::now() > give_up) GTEST_SKIP() << "no TSC conversion";
+        recalibrate();
+    }
+    struct Reading {
+        uint64_t before, raw, after;
+    };
+    std::vector<Reading> readings;
+    constexpr unsigned kSteers = TickConverter::kSteersKept * 2;
+    for (unsigned i = 0; i < kSteers; ++i) {
+        uint64_t before = now_ns();
+        uint64_t raw = deferred_now();
+        uint64_t after = now_ns();
+        ASSERT_TRUE(is_raw_tick(raw));
+        readings.push_back({before, raw, after});
+        recalibrate();  // a steer: a new conversion is published
+    }
+    TickConverter converter;
+    for (unsigned i = 0; i < kSteers; ++i) {
+        uint64_t t = converter.to_epoch(readings[i].raw);
+        // The last half of the kept ones, in case the activity worker steered meanwhile too.
+        bool kept = i >= kSteers - TickConverter::kSteersKept / 2;
+        uint64_t slack = kept ? 0 : 1000;
+        EXPECT_GE(t + slack, readings[i].before) << "reading " << i;
+        EXPECT_LE(t, readings[i].after + slack) << "reading " << i;
+    }
+}
+
+namespace {
+std::vector<msptiActivityMarker> g_markers;
+void RequestBuffer(uint8_t **buffer, size_t *size, size_t *max) {
+    *size = 1 << 20;
+    *buffer = static_cast<uint8_t *>(std::aligned_alloc(8, *size));
+    *max = 0;
+}
+void CompleteBuffer(uint8_t *buffer, size_t, size_t valid) {
+    msptiActivity *record = nullptr;
+    while (msptiActivityGetNextRecord(buffer, valid, &record) == MSPTI_SUCCESS)
+        if (record->kind == MSPTI_ACTIVITY_KIND_MARKER)
+            g_markers.push_back(*reinterpret_cast<msptiActivityMarker *>(record));
+    std::free(buffer);
+}
+}  // namespace
+
+// Host markers are staged with a raw TSC tick and converted when drained ("Deferred
+// timestamps" in core/clock.h): each must read exactly as the clock did around the call, across
+// the activity worker's steers (every 100 ms, so the loop spans several).
+TEST(Clock, MarkersStagedAsRawTicksReadAsTheClockAroundTheCall) {
+    ASSERT_EQ(msptiActivityRegisterCallbacks(RequestBuffer, CompleteBuffer), MSPTI_SUCCESS);
+    ASSERT_EQ(msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER), MSPTI_SUCCESS);
+    struct Bracket {
+        uint64_t before, after;
+    };
+    std::vector<Bracket> marks, ranges;
+    auto stop = std::chrono::steady_clock::now() + std::chrono::milliseconds(350);
+    auto next = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() < stop) {
+        if (std::chrono::steady_clock::now() < next) continue;  // pacing: about 17,000 calls in all
+        next += std::chrono::microseconds(20);
+        uint64_t before = mspti::clock::now_ns();
+        mspti::mstx::mark("steered", nullptr);  // what mstxMarkA calls
+        uint64_t between = mspti::clock::now_ns();
+        mspti::mstx::range_end(mspti::mstx::range_start("steered_range", nullptr));
+        marks.push_back(Bracket{before, between});
+        ranges.push_back(Bracket{between, mspti::clock::now_ns()});
+    }
+    msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
+    ASSERT_EQ(msptiActivityFlushAll(1), MSPTI_SUCCESS);
+    ASSERT_EQ(g_markers.size(), marks.size() * 3);
+    size_t outside = 0;
+    for (size_t i = 0; i < marks.size(); ++i) {
+        const msptiActivityMarker &mark = g_markers[3 * i], &start = g_markers[3 * i + 1], &end = g_markers[3 * i + 2];
+        ASSERT_EQ(mark.flag, MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS);
+        ASSERT_EQ(start.flag, MSPTI_ACTIVITY_FLAG_MARKER_START);
+        if (mark.timestamp < marks[i].before || mark.timestamp > marks[i].after) ++outside;
+        if (start.timestamp < ranges[i].before || end.timestamp > ranges[i].after || start.timestamp > end.timestamp)
+            ++outside;
+    }
+    EXPECT_EQ(outside, 0u) << "of " << marks.size()
+                           << " calls, some timestamps fell outside the clock readings around them";
 }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <pthread.h>
 
 #include "common/error.h"
@@ -227,7 +229,26 @@ void ActivityEngine::retire_current() {
     current_ = ClientBuffer{};
 }
 
+namespace {
+
+// A marker staged with a raw tick gets its epoch time here, never earlier than the last one of
+// its thread. The converter takes the calibration lock on the first raw tick of a pass.
+void finish_marker(uint8_t *record, ThreadStaging *s, std::optional<clock::TickConverter> &ticks) {
+    constexpr size_t at = offsetof(msptiActivityMarker, timestamp);
+    uint64_t t;
+    std::memcpy(&t, record + at, sizeof(t));
+    if (!clock::is_raw_tick(t)) return;
+    if (!ticks) ticks.emplace();
+    t = ticks->to_epoch(t);
+    if (t < s->last_marker_ns) t = s->last_marker_ns;
+    s->last_marker_ns = t;
+    std::memcpy(record + at, &t, sizeof(t));
+}
+
+}  // namespace
+
 bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
+    std::optional<clock::TickConverter> ticks;  // released before the consumer lock ever is
     // Delivered counts are summed locally and published once per pass (and before any unlock).
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
@@ -248,6 +269,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             if (current_.data == nullptr || current_.size - current_.valid < size) {
                 s->ring.release_to(tail);
                 publish();
+                ticks.reset();  // obtain_buffer may unlock and call the client
                 if (!may_obtain) return false;
                 Obtained obtained = obtain_buffer(lock, size);
                 if (obtained == Obtained::AtLimit) return true;  // records stay staged
@@ -266,6 +288,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                 break;  // re-read tail and head: the lock was released
             }
             std::memcpy(current_.data + current_.valid, bytes, size);
+            if (kind == MSPTI_ACTIVITY_KIND_MARKER) finish_marker(current_.data + current_.valid, s, ticks);
             current_.valid += size;
             ++copied[kind];
         }

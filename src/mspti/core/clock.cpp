@@ -87,10 +87,45 @@ constexpr uint64_t kBaselineNs = 10000000ull;
 // event that followed it. Every 100 ms keeps them within tens of ns; a steer costs about 1 us.
 constexpr uint32_t kSteerMs = 100;
 
+// The conversions published so far (the last TickConverter::kSteersKept), oldest first, for
+// ticks converted after the fact. Guarded by g_calibrating.
+struct Steer {
+    uint64_t tsc_base;
+    uint64_t mono_base;
+    uint64_t mult_q32;
+
+    uint64_t monotonic(uint64_t tsc) const {
+        if (tsc >= tsc_base)
+            return mono_base + static_cast<uint64_t>((static_cast<unsigned __int128>(tsc - tsc_base) * mult_q32) >> 32);
+        // Older than every steer kept: extrapolate the oldest backwards.
+        return mono_base - static_cast<uint64_t>((static_cast<unsigned __int128>(tsc_base - tsc) * mult_q32) >> 32);
+    }
+};
+
+struct SteerHistory {
+    Steer steers[TickConverter::kSteersKept] = {};
+    uint64_t count = 0;  // published so far; the newest is steers[(count - 1) % kSteersKept]
+
+    void add(const Steer &steer) { steers[count++ % TickConverter::kSteersKept] = steer; }
+
+    const Steer *for_tick(uint64_t tsc) const {
+        if (count == 0) return nullptr;
+        uint64_t kept = count < TickConverter::kSteersKept ? count : TickConverter::kSteersKept;
+        const Steer *oldest = nullptr;
+        for (uint64_t i = 0; i < kept; ++i) {  // newest first: almost always the first or second
+            const Steer &steer = steers[(count - 1 - i) % TickConverter::kSteersKept];
+            if (steer.tsc_base <= tsc) return &steer;
+            oldest = &steer;
+        }
+        return oldest;
+    }
+};
+
 struct State {
     std::atomic<int> &mode = g_tsc.mode;
     Sample start{0, 0};
     Calibration cal;
+    SteerHistory history;
 
     State() {
         // Offset between the epoch and CLOCK_MONOTONIC, taken between two monotonic reads.
@@ -141,6 +176,7 @@ struct State {
         g_tsc.mono_base.store(mono_base, std::memory_order_release);
         g_tsc.mult_q32.store(mult, std::memory_order_release);
         g_tsc.seq.store(s + 2, std::memory_order_release);
+        history.add({tsc_base, mono_base, mult});
     }
 
     uint64_t tsc_monotonic(uint64_t t) const { return g_tsc.tsc_monotonic(t); }
@@ -165,6 +201,21 @@ uint64_t detail::now_ns_slow() {
 uint64_t detail::monotonic_to_epoch_slow(uint64_t monotonic_ns) {
     state();  // sets the offset on first use
     return monotonic_ns + g_tsc.epoch_offset;
+}
+
+TickConverter::TickConverter() {
+    state();
+    g_calibrating.lock();
+}
+
+TickConverter::~TickConverter() { g_calibrating.unlock(); }
+
+uint64_t TickConverter::to_epoch(uint64_t raw_tick) const {
+    uint64_t tsc = raw_tick & ~kRawTickBit;
+    const Steer *steer = state().history.for_tick(tsc);
+    // Raw ticks are stored only once a conversion is published; without one, read the clock.
+    uint64_t mono = steer != nullptr ? steer->monotonic(tsc) : monotonic_now();
+    return mono + g_tsc.epoch_offset;
 }
 
 bool uses_tsc() { return state().mode.load(std::memory_order_acquire) != kMonotonic; }

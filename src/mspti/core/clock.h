@@ -59,6 +59,38 @@ inline uint64_t now_ns() {
     return detail::now_ns_slow();
 }
 
+// Deferred timestamps. The mark path stores the raw TSC reading, tagged with this bit (epoch
+// nanoseconds stay far below 2^63), and the consumer converts it when the record leaves the
+// staging ring (ActivityEngine::drain), with the conversion that was current when it was read.
+// The producer then pays one rdtsc and no conversion.
+constexpr uint64_t kRawTickBit = 1ull << 63;
+
+inline bool is_raw_tick(uint64_t value) { return (value & kRawTickBit) != 0; }
+
+// A timestamp to store now: a tagged raw tick while the TSC is in use, else epoch nanoseconds.
+inline uint64_t deferred_now() {
+#if defined(__x86_64__)
+    if (__builtin_expect(detail::g_tsc.mode.load(std::memory_order_acquire) == detail::kTsc, 1))
+        return __builtin_ia32_rdtsc() | kRawTickBit;
+#endif
+    return detail::now_ns_slow();
+}
+
+// Converts tagged raw ticks to epoch nanoseconds, each with the conversion published last
+// before it was read (the last kSteersKept conversions are kept; older ticks use the oldest).
+// Holds the calibration lock while it lives: keep it short, and never across a client callback.
+class TickConverter {
+public:
+    TickConverter();
+    ~TickConverter();
+    TickConverter(const TickConverter &) = delete;
+    TickConverter &operator=(const TickConverter &) = delete;
+
+    uint64_t to_epoch(uint64_t raw_tick) const;
+
+    static constexpr unsigned kSteersKept = 64;  // 6.4 s of steering every 100 ms
+};
+
 namespace detail {
 uint64_t monotonic_to_epoch_slow(uint64_t monotonic_ns);
 }

@@ -22,6 +22,10 @@ struct ThreadStaging {
     pid_t tid = 0;
     mstx::ThreadMarkers markers;  // producer-only
 
+    // Consumer-only (under the consumer lock): the last marker time converted from a raw tick,
+    // so that the thread's markers stay in order whatever conversion each was read under.
+    uint64_t last_marker_ns = 0;
+
     // Set by the owning thread's exit; the consumer then frees the staging once drained.
     std::atomic<bool> retired{false};
     ThreadStaging *next = nullptr;  // engine's registry list, guarded by the consumer lock

@@ -25,9 +25,12 @@ public:
         return next_id_++;
     }
 
-    // Per-thread, never decreasing: the marker clock reading clamped to the last one.
+    // The timestamp a marker record is staged with: a tagged raw tick while the TSC is in use
+    // (the consumer converts it and keeps the thread's markers in order, see
+    // ActivityEngine::drain), else epoch nanoseconds clamped here to the thread's last one.
     uint64_t timestamp() {
-        uint64_t t = clock::now_ns();
+        uint64_t t = clock::deferred_now();
+        if (__builtin_expect(clock::is_raw_tick(t), 1)) return t;
         if (t < last_timestamp_) t = last_timestamp_;
         last_timestamp_ = t;
         return t;
