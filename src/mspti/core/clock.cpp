@@ -108,7 +108,9 @@ struct SteerHistory {
 
     void add(const Steer &steer) { steers[count++ % TickConverter::kSteersKept] = steer; }
 
-    const Steer *for_tick(uint64_t tsc) const {
+    // The steer in force at `tsc`, and in *until the first tick of the next one (or ~0).
+    const Steer *for_tick(uint64_t tsc, uint64_t *until) const {
+        *until = ~0ull;
         if (count == 0) return nullptr;
         uint64_t kept = count < TickConverter::kSteersKept ? count : TickConverter::kSteersKept;
         const Steer *oldest = nullptr;
@@ -116,6 +118,7 @@ struct SteerHistory {
             const Steer &steer = steers[(count - 1 - i) % TickConverter::kSteersKept];
             if (steer.tsc_base <= tsc) return &steer;
             oldest = &steer;
+            *until = steer.tsc_base;
         }
         return oldest;
     }
@@ -210,12 +213,16 @@ TickConverter::TickConverter() {
 
 TickConverter::~TickConverter() { g_calibrating.unlock(); }
 
-uint64_t TickConverter::to_epoch(uint64_t raw_tick) const {
+uint64_t TickConverter::to_epoch(uint64_t raw_tick) {
     uint64_t tsc = raw_tick & ~kRawTickBit;
-    const Steer *steer = state().history.for_tick(tsc);
-    // Raw ticks are stored only once a conversion is published; without one, read the clock.
-    uint64_t mono = steer != nullptr ? steer->monotonic(tsc) : monotonic_now();
-    return mono + g_tsc.epoch_offset;
+    if (tsc < from_ || tsc >= until_) {
+        const Steer *steer = state().history.for_tick(tsc, &until_);
+        // Raw ticks are stored only once a conversion is published; without one, read the clock.
+        if (steer == nullptr) return monotonic_now() + g_tsc.epoch_offset;
+        steer_ = steer;
+        from_ = steer->tsc_base;
+    }
+    return static_cast<const Steer *>(steer_)->monotonic(tsc) + g_tsc.epoch_offset;
 }
 
 bool uses_tsc() { return state().mode.load(std::memory_order_acquire) != kMonotonic; }

@@ -86,9 +86,14 @@ public:
     TickConverter(const TickConverter &) = delete;
     TickConverter &operator=(const TickConverter &) = delete;
 
-    uint64_t to_epoch(uint64_t raw_tick) const;
+    uint64_t to_epoch(uint64_t raw_tick);
 
     static constexpr unsigned kSteersKept = 64;  // 6.4 s of steering every 100 ms
+
+private:
+    // The steer found last and the ticks it covers: the records of one drain share one or two.
+    const void *steer_ = nullptr;
+    uint64_t from_ = 1, until_ = 0;
 };
 
 namespace detail {
