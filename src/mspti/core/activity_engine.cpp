@@ -261,12 +261,17 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
         uint64_t tail = s->ring.read_tail();
         uint64_t head = s->ring.read_head();
         if (tail == head) return false;
+        // The buffer's fields in locals: the copies below could alias any member.
+        uint8_t *const out = current_.data;
+        const size_t capacity = current_.size;
+        size_t valid = current_.valid;
         for (; tail != head; ++tail) {
             const unsigned char *bytes = s->ring.slot(tail);
             int kind;
             std::memcpy(&kind, bytes, sizeof(kind));
             size_t size = record_size(kind);
-            if (current_.data == nullptr || current_.size - current_.valid < size) {
+            if (out == nullptr || capacity - valid < size) {
+                current_.valid = valid;
                 s->ring.release_to(tail);
                 publish();
                 ticks.reset();  // obtain_buffer may unlock and call the client
@@ -287,12 +292,20 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                 }
                 break;  // re-read tail and head: the lock was released
             }
-            std::memcpy(current_.data + current_.valid, bytes, size);
-            if (kind == MSPTI_ACTIVITY_KIND_MARKER) finish_marker(current_.data + current_.valid, s, ticks);
-            current_.valid += size;
+            uint8_t *to = out + valid;
+            if (kind == MSPTI_ACTIVITY_KIND_MARKER && size == sizeof(msptiActivityMarker)) {
+                std::memcpy(to, bytes, sizeof(msptiActivityMarker));  // a fixed size: no call
+                finish_marker(to, s, ticks);
+            } else {
+                std::memcpy(to, bytes, size);
+            }
+            valid += size;
             ++copied[kind];
         }
-        if (tail == head) s->ring.release_to(tail);
+        if (tail == head) {  // (else the buffer was handed on above)
+            current_.valid = valid;
+            s->ring.release_to(tail);
+        }
         publish();
     }
 }

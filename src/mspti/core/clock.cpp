@@ -89,18 +89,7 @@ constexpr uint32_t kSteerMs = 100;
 
 // The conversions published so far (the last TickConverter::kSteersKept), oldest first, for
 // ticks converted after the fact. Guarded by g_calibrating.
-struct Steer {
-    uint64_t tsc_base;
-    uint64_t mono_base;
-    uint64_t mult_q32;
-
-    uint64_t monotonic(uint64_t tsc) const {
-        if (tsc >= tsc_base)
-            return mono_base + static_cast<uint64_t>((static_cast<unsigned __int128>(tsc - tsc_base) * mult_q32) >> 32);
-        // Older than every steer kept: extrapolate the oldest backwards.
-        return mono_base - static_cast<uint64_t>((static_cast<unsigned __int128>(tsc_base - tsc) * mult_q32) >> 32);
-    }
-};
+using detail::Steer;
 
 struct SteerHistory {
     Steer steers[TickConverter::kSteersKept] = {};
@@ -213,16 +202,13 @@ TickConverter::TickConverter() {
 
 TickConverter::~TickConverter() { g_calibrating.unlock(); }
 
-uint64_t TickConverter::to_epoch(uint64_t raw_tick) {
-    uint64_t tsc = raw_tick & ~kRawTickBit;
-    if (tsc < from_ || tsc >= until_) {
-        const Steer *steer = state().history.for_tick(tsc, &until_);
-        // Raw ticks are stored only once a conversion is published; without one, read the clock.
-        if (steer == nullptr) return monotonic_now() + g_tsc.epoch_offset;
-        steer_ = steer;
-        from_ = steer->tsc_base;
-    }
-    return static_cast<const Steer *>(steer_)->monotonic(tsc) + g_tsc.epoch_offset;
+uint64_t TickConverter::to_epoch_slow(uint64_t tsc) {
+    const Steer *steer = state().history.for_tick(tsc, &until_);
+    // Raw ticks are stored only once a conversion is published; without one, read the clock.
+    if (steer == nullptr) return monotonic_now() + g_tsc.epoch_offset;
+    steer_ = steer;
+    from_ = steer->tsc_base;
+    return steer->monotonic(tsc) + g_tsc.epoch_offset;
 }
 
 bool uses_tsc() { return state().mode.load(std::memory_order_acquire) != kMonotonic; }

@@ -76,6 +76,22 @@ inline uint64_t deferred_now() {
     return detail::now_ns_slow();
 }
 
+namespace detail {
+// One published conversion: monotonic_ns = mono_base + ((tsc - tsc_base) * mult_q32) >> 32.
+struct Steer {
+    uint64_t tsc_base;
+    uint64_t mono_base;
+    uint64_t mult_q32;
+
+    uint64_t monotonic(uint64_t tsc) const {
+        if (tsc >= tsc_base)
+            return mono_base + static_cast<uint64_t>((static_cast<unsigned __int128>(tsc - tsc_base) * mult_q32) >> 32);
+        // Older than every steer kept: extrapolate the oldest backwards.
+        return mono_base - static_cast<uint64_t>((static_cast<unsigned __int128>(tsc_base - tsc) * mult_q32) >> 32);
+    }
+};
+}  // namespace detail
+
 // Converts tagged raw ticks to epoch nanoseconds, each with the conversion published last
 // before it was read (the last kSteersKept conversions are kept; older ticks use the oldest).
 // Holds the calibration lock while it lives: keep it short, and never across a client callback.
@@ -86,13 +102,20 @@ public:
     TickConverter(const TickConverter &) = delete;
     TickConverter &operator=(const TickConverter &) = delete;
 
-    uint64_t to_epoch(uint64_t raw_tick);
+    uint64_t to_epoch(uint64_t raw_tick) {
+        uint64_t tsc = raw_tick & ~kRawTickBit;
+        if (__builtin_expect(tsc >= from_ && tsc < until_, 1))
+            return steer_->monotonic(tsc) + detail::g_tsc.epoch_offset;
+        return to_epoch_slow(tsc);
+    }
 
     static constexpr unsigned kSteersKept = 64;  // 6.4 s of steering every 100 ms
 
 private:
+    uint64_t to_epoch_slow(uint64_t tsc);
+
     // The steer found last and the ticks it covers: the records of one drain share one or two.
-    const void *steer_ = nullptr;
+    const detail::Steer *steer_ = nullptr;
     uint64_t from_ = 1, until_ = 0;
 };
 
