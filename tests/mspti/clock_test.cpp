@@ -102,9 +102,10 @@ TEST(Clock, HostReadingsStayWithin250nsOfTheDeviceClockWhileTheWorkerSteers) {
     EXPECT_EQ(failed, 0) << "processes whose host clock left CLOCK_MONOTONIC by more than " << kLimitNs << " ns";
 }
 
-// Raw ticks staged now and converted later (after more steers than are kept) read as now_ns()
-// would have when they were taken: exactly while their conversion is kept, and within a
-// microsecond once it is not (the oldest kept one is extrapolated back).
+// Raw ticks staged now and converted later (after more steers than are kept, and by one
+// converter that saw the steers come) read as now_ns() would have when they were taken: exactly
+// while their conversion is kept, and within a microsecond once it is not (the oldest kept one
+// is extrapolated back).
 TEST(Clock, DeferredTicksConvertWithTheConversionOfTheirMoment) {
     using namespace mspti::clock;
     auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -116,6 +117,7 @@ TEST(Clock, DeferredTicksConvertWithTheConversionOfTheirMoment) {
         uint64_t before, raw, after;
     };
     std::vector<Reading> readings;
+    TickConverter converter;
     constexpr unsigned kSteers = TickConverter::kSteersKept * 2;
     for (unsigned i = 0; i < kSteers; ++i) {
         uint64_t before = now_ns();
@@ -123,9 +125,9 @@ TEST(Clock, DeferredTicksConvertWithTheConversionOfTheirMoment) {
         uint64_t after = now_ns();
         ASSERT_TRUE(is_raw_tick(raw));
         readings.push_back({before, raw, after});
+        converter.to_epoch(raw);  // caches this conversion: the next steer must invalidate it
         recalibrate();  // a steer: a new conversion is published
     }
-    TickConverter converter;
     for (unsigned i = 0; i < kSteers; ++i) {
         uint64_t t = converter.to_epoch(readings[i].raw);
         // The last half of the kept ones, in case the activity worker steered meanwhile too.

@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstring>
 #include <new>
-#include <optional>
 #include <pthread.h>
 
 #include "common/error.h"
@@ -232,14 +231,13 @@ void ActivityEngine::retire_current() {
 namespace {
 
 // A marker staged with a raw tick gets its epoch time here, never earlier than the last one of
-// its thread. The converter takes the calibration lock on the first raw tick of a pass.
-void finish_marker(uint8_t *record, ThreadStaging *s, std::optional<clock::TickConverter> &ticks) {
+// its thread.
+void finish_marker(uint8_t *record, ThreadStaging *s, clock::TickConverter &ticks) {
     constexpr size_t at = offsetof(msptiActivityMarker, timestamp);
     uint64_t t;
     std::memcpy(&t, record + at, sizeof(t));
     if (!clock::is_raw_tick(t)) return;
-    if (!ticks) ticks.emplace();
-    t = ticks->to_epoch(t);
+    t = ticks.to_epoch(t);
     if (t < s->last_marker_ns) t = s->last_marker_ns;
     s->last_marker_ns = t;
     std::memcpy(record + at, &t, sizeof(t));
@@ -248,7 +246,6 @@ void finish_marker(uint8_t *record, ThreadStaging *s, std::optional<clock::TickC
 }  // namespace
 
 bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
-    std::optional<clock::TickConverter> ticks;  // released before the consumer lock ever is
     // Delivered counts are summed locally and published once per pass (and before any unlock).
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
@@ -274,7 +271,6 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                 current_.valid = valid;
                 s->ring.release_to(tail);
                 publish();
-                ticks.reset();  // obtain_buffer may unlock and call the client
                 if (!may_obtain) return false;
                 Obtained obtained = obtain_buffer(lock, size);
                 if (obtained == Obtained::AtLimit) return true;  // records stay staged
@@ -295,7 +291,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             uint8_t *to = out + valid;
             if (kind == MSPTI_ACTIVITY_KIND_MARKER && size == sizeof(msptiActivityMarker)) {
                 std::memcpy(to, bytes, sizeof(msptiActivityMarker));  // a fixed size: no call
-                finish_marker(to, s, ticks);
+                finish_marker(to, s, ticks_);
             } else {
                 std::memcpy(to, bytes, size);
             }

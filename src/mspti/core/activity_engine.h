@@ -134,6 +134,7 @@ private:
     std::mutex consumer_mutex_;
     ThreadStaging *stagings_ = nullptr;
     ClientBuffer current_;
+    clock::TickConverter ticks_;  // converts staged raw ticks (core/clock.h), under the consumer lock
     std::vector<ClientBuffer> spare_;
     std::vector<ClientBuffer> completed_;
     std::set<uint64_t> in_flight_;

@@ -13,6 +13,7 @@ namespace mspti::clock {
 
 namespace detail {
 constinit TscConversion g_tsc;
+constinit std::atomic<uint64_t> g_steers_published{0};
 }  // namespace detail
 
 namespace {
@@ -95,7 +96,10 @@ struct SteerHistory {
     Steer steers[TickConverter::kSteersKept] = {};
     uint64_t count = 0;  // published so far; the newest is steers[(count - 1) % kSteersKept]
 
-    void add(const Steer &steer) { steers[count++ % TickConverter::kSteersKept] = steer; }
+    void add(const Steer &steer) {
+        steers[count++ % TickConverter::kSteersKept] = steer;
+        detail::g_steers_published.store(count, std::memory_order_release);
+    }
 
     // The steer in force at `tsc`, and in *until the first tick of the next one (or ~0).
     const Steer *for_tick(uint64_t tsc, uint64_t *until) const {
@@ -195,20 +199,19 @@ uint64_t detail::monotonic_to_epoch_slow(uint64_t monotonic_ns) {
     return monotonic_ns + g_tsc.epoch_offset;
 }
 
-TickConverter::TickConverter() {
-    state();
-    g_calibrating.lock();
-}
-
-TickConverter::~TickConverter() { g_calibrating.unlock(); }
-
 uint64_t TickConverter::to_epoch_slow(uint64_t tsc) {
-    const Steer *steer = state().history.for_tick(tsc, &until_);
+    State &s = state();
+    std::lock_guard<std::mutex> lock(g_calibrating);
+    const Steer *steer = s.history.for_tick(tsc, &until_);
     // Raw ticks are stored only once a conversion is published; without one, read the clock.
-    if (steer == nullptr) return monotonic_now() + g_tsc.epoch_offset;
-    steer_ = steer;
+    if (steer == nullptr) {
+        until_ = 0;
+        return monotonic_now() + g_tsc.epoch_offset;
+    }
+    steer_ = *steer;
     from_ = steer->tsc_base;
-    return steer->monotonic(tsc) + g_tsc.epoch_offset;
+    published_ = s.history.count;
+    return steer_.monotonic(tsc) + g_tsc.epoch_offset;
 }
 
 bool uses_tsc() { return state().mode.load(std::memory_order_acquire) != kMonotonic; }

@@ -92,20 +92,24 @@ struct Steer {
 };
 }  // namespace detail
 
+namespace detail {
+// How many conversions have been published: a TickConverter's copy is current while it holds.
+extern std::atomic<uint64_t> g_steers_published;
+}  // namespace detail
+
 // Converts tagged raw ticks to epoch nanoseconds, each with the conversion published last
 // before it was read (the last kSteersKept conversions are kept; older ticks use the oldest).
-// Holds the calibration lock while it lives: keep it short, and never across a client callback.
+// It keeps a copy of the conversion it used last and looks again (under the calibration lock)
+// only when a tick falls outside it or a new one was published: once per steer, not per record.
+// Not thread-safe: one per consumer (ActivityEngine's, under its consumer lock).
 class TickConverter {
 public:
-    TickConverter();
-    ~TickConverter();
-    TickConverter(const TickConverter &) = delete;
-    TickConverter &operator=(const TickConverter &) = delete;
-
     uint64_t to_epoch(uint64_t raw_tick) {
         uint64_t tsc = raw_tick & ~kRawTickBit;
-        if (__builtin_expect(tsc >= from_ && tsc < until_, 1))
-            return steer_->monotonic(tsc) + detail::g_tsc.epoch_offset;
+        if (__builtin_expect(tsc >= from_ && tsc < until_ &&
+                                 detail::g_steers_published.load(std::memory_order_acquire) == published_,
+                             1))
+            return steer_.monotonic(tsc) + detail::g_tsc.epoch_offset;
         return to_epoch_slow(tsc);
     }
 
@@ -114,9 +118,9 @@ public:
 private:
     uint64_t to_epoch_slow(uint64_t tsc);
 
-    // The steer found last and the ticks it covers: the records of one drain share one or two.
-    const detail::Steer *steer_ = nullptr;
-    uint64_t from_ = 1, until_ = 0;
+    detail::Steer steer_{};
+    uint64_t from_ = 1, until_ = 0;  // the ticks steer_ covers (none yet)
+    uint64_t published_ = 0;  // g_steers_published when steer_ was copied
 };
 
 namespace detail {
