@@ -186,7 +186,7 @@ int main(int argc, char **argv) {
     }
     // Defaults suited to a shared machine; any --benchmark_* flag on the command line overrides them.
     std::vector<char *> args(argv, argv + argc);
-    static char reps[] = "--benchmark_repetitions=25";
+    static char reps[] = "--benchmark_repetitions=41";
     static char interleave[] = "--benchmark_enable_random_interleaving=true";
     static char min_time[] = "--benchmark_min_time=0.05";
     args.insert(args.begin() + 1, {reps, interleave, min_time});
