@@ -230,17 +230,19 @@ void ActivityEngine::retire_current() {
 
 namespace {
 
-// A marker staged with a raw tick gets its epoch time here, never earlier than the last one of
-// its thread.
-void finish_marker(uint8_t *record, ThreadStaging *s, clock::TickConverter &ticks) {
+// Copies a marker record; one staged with a raw tick gets its epoch time, never earlier than
+// the last one of its thread. The tick is read from the staged record, not the copy: a load
+// straddling the copy's wide stores could not be forwarded from them and would wait for both.
+void copy_marker(uint8_t *to, const unsigned char *staged, ThreadStaging *s, clock::TickConverter &ticks) {
     constexpr size_t at = offsetof(msptiActivityMarker, timestamp);
     uint64_t t;
-    std::memcpy(&t, record + at, sizeof(t));
+    std::memcpy(&t, staged + at, sizeof(t));
+    std::memcpy(to, staged, sizeof(msptiActivityMarker));  // a fixed size: no call
     if (!clock::is_raw_tick(t)) return;
     t = ticks.to_epoch(t);
     if (t < s->last_marker_ns) t = s->last_marker_ns;
     s->last_marker_ns = t;
-    std::memcpy(record + at, &t, sizeof(t));
+    std::memcpy(to + at, &t, sizeof(t));
 }
 
 }  // namespace
@@ -290,8 +292,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             }
             uint8_t *to = out + valid;
             if (kind == MSPTI_ACTIVITY_KIND_MARKER && size == sizeof(msptiActivityMarker)) {
-                std::memcpy(to, bytes, sizeof(msptiActivityMarker));  // a fixed size: no call
-                finish_marker(to, s, ticks_);
+                copy_marker(to, bytes, s, ticks_);
             } else {
                 std::memcpy(to, bytes, size);
             }

@@ -22,13 +22,14 @@ struct ThreadStaging {
     pid_t tid = 0;
     mstx::ThreadMarkers markers;  // producer-only
 
-    // Consumer-only (under the consumer lock): the last marker time converted from a raw tick,
-    // so that the thread's markers stay in order whatever conversion each was read under.
-    uint64_t last_marker_ns = 0;
-
     // Set by the owning thread's exit; the consumer then frees the staging once drained.
     std::atomic<bool> retired{false};
     ThreadStaging *next = nullptr;  // engine's registry list, guarded by the consumer lock
+
+    // Consumer-only (under the consumer lock): the last marker time converted from a raw tick,
+    // so that the thread's markers stay in order whatever conversion each was read under. On a
+    // line of its own: written for every marker drained, it must not evict the producer's.
+    alignas(64) uint64_t last_marker_ns = 0;
 };
 
 }  // namespace mspti
