@@ -1,6 +1,9 @@
 """mspti-trace overhead: vnpu workloads (tests/trace/trace_workload.cpp) run untraced and traced
-(libmspti_trace.so + libmspti.so preloaded, every kind, pftrace), interleaved in the same run; also
-the trace size in bytes per record. Two workloads:
+(libmspti_trace.so + libmspti.so preloaded, every kind, pftrace), strictly alternating in the same
+run, untraced then traced: each pair gives one ratio of wall time and one of CPU time (user + system,
+every thread), and the median pair with its spread is reported beside the medians and the fastest
+runs. Also the trace size in bytes per record. Instructions, which a busy machine does not change,
+are in trace_overhead_instructions.sh. Workloads:
 
 - "mix": kernel-heavy, like a training step: per step 8 layers of matmul [64 x 512] x [512 x 512]
   (hundreds of us), bias add, ReLU and scale (tens of us), an all-reduce, two copies, an mstx range
