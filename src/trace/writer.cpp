@@ -11,6 +11,7 @@
 
 #include "json_sink.h"
 #include "mspti/mspti.h"
+#include "nearly_sorted.h"
 #include "pftrace_sink.h"
 #include "sqlite_sink.h"
 
@@ -193,14 +194,22 @@ void Writer::window(bool final) {
         ready_.assign(pending_.begin(), ready_end);
         pending_.erase(pending_.begin(), ready_end);
     }
-    // Sorted through small keys: a Record is 120 bytes.
+    // Sorted through small keys (a Record is 120 bytes), grouped by kind: each kind comes nearly in
+    // start order (API calls as they end, kernels as they finish), the mix of kinds does not.
+    size_t at[MSPTI_ACTIVITY_KIND_COUNT + 1] = {};
+    for (const Record &r : ready_) ++at[r.kind() + 1];
+    bounds_.assign(1, 0);
+    for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+        at[k + 1] += at[k];
+        bounds_.push_back(at[k + 1]);
+    }
     order_.resize(ready_.size());
     for (size_t i = 0; i < ready_.size(); ++i) {
         const Record &r = ready_[i];
-        order_[i] = SortKey{r.start, (r.kind() == MSPTI_ACTIVITY_KIND_MARKER ? 0 : 1ull << 63) | r.seq,
-                            static_cast<uint32_t>(i)};
+        order_[at[r.kind()]++] = SortKey{r.start, (r.kind() == MSPTI_ACTIVITY_KIND_MARKER ? 0 : 1ull << 63) | r.seq,
+                                         static_cast<uint32_t>(i)};
     }
-    std::sort(order_.begin(), order_.end());
+    sort_nearly_sorted_groups(order_, bounds_, scratch_);
     for (const SortKey &k : order_) {
         const Record &r = ready_[k.index];
         if (filter_.keep(r)) {
