@@ -161,7 +161,7 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
         b.lanes.push_back(Lane{track, 0, {}, {}, 0, {}});
     }
     // Built where it is kept: a Slice is a few hundred bytes.
-    Slice &s = b.window.emplace_back(Slice::kUnset);
+    Slice &s = b.window.push_unset();
     s.start = r.start;
     s.end = r.end;
     s.flow = 0;

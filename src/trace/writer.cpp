@@ -170,6 +170,13 @@ void Writer::window(bool final) {
         std::lock_guard<std::mutex> lock(queue_mutex_);
         full.swap(full_);
     }
+    if (pending_.empty()) {
+        // Room for every record these buffers can hold (an API call's is the smallest kind kept),
+        // made while nothing is held: growing would copy every record held (120 bytes each).
+        size_t bytes = 0;
+        for (auto &entry : full) bytes += entry.second;
+        pending_.reserve(bytes / sizeof(msptiActivityApi) + 1);
+    }
     for (auto &[buffer, valid] : full) {
         msptiActivity *rec = nullptr;
         while (msptiActivityGetNextRecord(buffer, valid, &rec) == MSPTI_SUCCESS && rec != nullptr) {
