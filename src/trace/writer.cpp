@@ -220,7 +220,7 @@ void Writer::window(bool final) {
     for (const SortKey &k : order_) {
         const Record &r = ready_[k.index];
         if (filter_.keep(r)) {
-            if (ensure_sink()) timeline_->add(r);
+            if (sink_ != nullptr || ensure_sink()) timeline_->add(r);
         } else if (r.kind() == MSPTI_ACTIVITY_KIND_MEMORY) {
             // Memory in use counts every allocation, kept or not.
             if (timeline_ != nullptr)
