@@ -40,7 +40,8 @@ void sort_nearly_sorted(It first, It last) {
 template <class T>
 void sort_nearly_sorted_groups(std::vector<T> &keys, std::vector<size_t> &bounds, std::vector<T> &scratch) {
     for (size_t g = 0; g + 1 < bounds.size(); ++g)
-        sort_nearly_sorted(keys.begin() + static_cast<long>(bounds[g]), keys.begin() + static_cast<long>(bounds[g + 1]));
+        sort_nearly_sorted(keys.begin() + static_cast<long>(bounds[g]),
+                           keys.begin() + static_cast<long>(bounds[g + 1]));
     bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());  // no empty groups
     scratch.resize(keys.size());
     while (bounds.size() > 2) {
