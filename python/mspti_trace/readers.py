@@ -260,6 +260,9 @@ def _scan_pftrace(data):
                             anns.append(data[p + 1:q])
                             p = q
                             continue
+                        if key == 0xF9 and data[p] == 0x02:  # flow_ids (47), a fixed64: skipped
+                            p += 9
+                            continue
                         if key >= 0x80:
                             key, p = slow(data, p - 1)
                         wt = key & 7
