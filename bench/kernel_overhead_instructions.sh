@@ -11,10 +11,9 @@ out="$2"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 small=8 large=40 batch=256
+source "$(dirname "$0")/callgrind_total.sh"
 total() {  # total MODE BATCHES: instructions of the whole run, all threads
-  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin" --fixed="$1" "$2" >/dev/null 2>"$tmp/log" ||
-    { cat "$tmp/log" >&2; exit 1; }
-  sed -n 's/^summary: *//p' "$tmp/cg.out"
+  callgrind_total "$tmp" "$bin" --fixed="$1" "$2"
 }
 collect_small="$(total collect "$small")" collect_large="$(total collect "$large")"
 base_small="$(total baseline "$small")" base_large="$(total baseline "$large")"

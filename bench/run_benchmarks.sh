@@ -67,6 +67,9 @@ fi
 if [ -x "$build/bin/trace_workload" ] && [ -f "$build/lib/libmspti_trace.so" ]; then
   echo "== trace_overhead" >&2
   /usr/bin/python3 "$root/bench/trace/trace_overhead.py" "$build" "$out/trace_overhead.json" >/dev/null
+  # The same overhead in instructions (callgrind), which a busy machine does not change.
+  echo "== trace_overhead_instructions" >&2
+  bash "$root/bench/trace/trace_overhead_instructions.sh" "$build" "$out/trace_overhead_instructions.json" >/dev/null
 fi
 /usr/bin/python3 "$root/bench/write_performance_md.py" "$out" "$root/docs/performance.md"
 echo "wrote $root/docs/performance.md" >&2

@@ -1,6 +1,9 @@
 """mspti-trace overhead: vnpu workloads (tests/trace/trace_workload.cpp) run untraced and traced
-(libmspti_trace.so + libmspti.so preloaded, every kind, pftrace), interleaved in the same run; also
-the trace size in bytes per record. Two workloads:
+(libmspti_trace.so + libmspti.so preloaded, every kind, pftrace), strictly alternating in the same
+run, untraced then traced: each pair gives one ratio of wall time and one of CPU time (user + system,
+every thread), and the median pair with its spread is reported beside the medians and the fastest
+runs. Also the trace size in bytes per record. Instructions, which a busy machine does not change,
+are in trace_overhead_instructions.sh. Workloads:
 
 - "mix": kernel-heavy, like a training step: per step 8 layers of matmul [64 x 512] x [512 x 512]
   (hundreds of us), bias add, ReLU and scale (tens of us), an all-reduce, two copies, an mstx range
@@ -63,9 +66,10 @@ def measure(build, name, reps):
     cpu = {"untraced": [], "traced": []}
     sizes = []
     with tempfile.TemporaryDirectory() as tmp:
+        # Strictly alternating, untraced then traced: each pair ran back to back, so its ratio sees
+        # nearly the same machine, and the median pair ratio shrugs off the runs that were not.
         for rep in range(reps + 1):  # the first round warms the page cache and is not counted
-            order = ["untraced", "traced"] if rep % 2 == 0 else ["traced", "untraced"]
-            for what in order:
+            for what in ("untraced", "traced"):
                 env = dict(plain_env)
                 if what == "traced":
                     out = os.path.join(tmp, f"{name}{rep}")
@@ -88,12 +92,23 @@ def measure(build, name, reps):
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     cpu_min = {k: min(v) for k, v in cpu.items()}
     size, records, dropped = sizes[-1]
+    wall_pairs, cpu_pairs = pair_ratios(results), pair_ratios(cpu)
     return {"what": w["what"], "reps": reps, "kernels": w["kernels"], "records": records, "dropped": dropped,
             "bytes": size, "bytes_per_record": size / records, "wall_median_s": med, "wall_min_s": best,
             "wall_s": results, "cpu_median_s": cpu_med, "cpu_min_s": cpu_min,
             # every thread's CPU time the tool adds, per record: the writer's, msPTI's and the callbacks'
             "cpu_us_per_record": (cpu_med["traced"] - cpu_med["untraced"]) * 1e6 / records,
-            "overhead_median": med["traced"] / med["untraced"] - 1, "overhead_min": best["traced"] / best["untraced"] - 1}
+            "overhead_median": med["traced"] / med["untraced"] - 1, "overhead_min": best["traced"] / best["untraced"] - 1,
+            # pair by pair (traced / untraced of the same pair, minus 1): wall time and CPU time
+            "wall_pairs": wall_pairs, "cpu_pairs": cpu_pairs}
+
+
+def pair_ratios(runs):
+    """Overhead of each (untraced, traced) pair, and its median, quartiles and extremes."""
+    ratios = [t / u - 1 for u, t in zip(runs["untraced"], runs["traced"])]
+    q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else (ratios * 3)
+    return {"overheads": ratios, "median": statistics.median(ratios), "q1": q1, "q3": q3,
+            "min": min(ratios), "max": max(ratios)}
 
 
 def main():

@@ -4,6 +4,8 @@ Rows are named the same whatever the format: ``device D · stream S``, ``comm NA
 ``thread NAME`` (overlap lanes folded onto their track's row).
 """
 
+import operator
+import re
 import sqlite3
 import struct
 
@@ -183,62 +185,292 @@ def _pftrace_rows(tracks):
 def read_pftrace(path, proc):
     with open(path, "rb") as f:
         data = f.read()
-    tracks, events, states = {}, [], {}
-    for raw in pftrace_reader.read_packets(data):  # a file cut short ends at its last whole packet
-        ts = te = None
-        seq = flags = 0
-        interned, desc = (), None
-        for num, v in _msg(raw):
-            if num == 8:
-                ts = v
-            elif num == 11:
-                te = v
-            elif num == 10:
-                seq = v
-            elif num == 13:
-                flags = v
-            elif num == 12:
-                interned = interned + (v,)
-            elif num == 60:
-                desc = v
-        st = states.get(seq)
-        if st is None or flags & 1:
-            st = states[seq] = ({}, {}, {})  # names, categories, annotation names
-        for blob in interned:
-            for num, entry in _msg(blob):
-                if num in (1, 2, 3):
-                    iid = name = None
-                    for n2, v2 in _msg(entry):
-                        if n2 == 1:
-                            iid = v2
-                        elif n2 == 2:
-                            name = v2.decode()
-                    st[{2: 0, 1: 1, 3: 2}[num]][iid] = name
-        if desc is not None:
-            _pftrace_tracks(desc, tracks)
-        if te is None:
-            continue
-        kind = track = name = cat = counter = None
-        anns = []
-        for num, v in _msg(te):
-            if num == 9:
-                kind = v
-            elif num == 11:
-                track = v
-            elif num == 10:
-                name = st[0].get(v)
-            elif num == 23:
-                name = v.decode()
-            elif num == 3:
-                cat = cat or st[1].get(v)
-            elif num == 22:
-                cat = cat or v.decode()
-            elif num == 4:
-                anns.append(v)
-            elif num == 30:
-                counter = v - (1 << 64) if v >= 1 << 63 else v
-        events.append((ts, len(events), kind, track, name, cat or "", anns, st[2], counter))
+    tracks, events = _scan_pftrace(data)
     _pftrace_model(proc, tracks, events)
+
+
+_VARINT = re.compile(rb"[\x80-\xff]{0,9}[\x00-\x7f]")
+# The head of the packets the writer writes most: TracePacket {timestamp, sequence id, flags,
+# track_event {type, track_uuid, ...}}, each group a varint (lengths of at most two bytes).
+_FAST_PACKET = re.compile(
+    rb"\x0a([\x80-\xff]?[\x00-\x7f])"  # Trace.packet, its length
+    rb"\x40([\x80-\xff]{0,9}[\x00-\x7f])"  # timestamp
+    rb"\x50([\x80-\xff]{0,4}[\x00-\x7f])"  # trusted_packet_sequence_id
+    rb"\x68([\x00-\x7f])"  # sequence_flags
+    rb"\x5a([\x80-\xff]?[\x00-\x7f])"  # track_event, its length
+    rb"\x48([\x00-\x7f])"  # type
+    rb"\x58([\x80-\xff]{0,9}[\x00-\x7f])"  # track_uuid
+    rb"(?:\x50([\x00-\x7f]))?(?:\x18([\x00-\x7f]))?")  # name_iid, category_iids, when under 128
+
+
+def _scan_pftrace(data):
+    """(tracks, events) of a .pftrace in one pass over the file, by offsets into it: packets and
+    track events are never copied out, and annotations are kept as bytes for _annotations.
+    A file cut short ends at its last whole packet."""
+    tracks, events, states, uuids, seqs = {}, [], {}, {}, {}
+    append = events.append
+    slow = _slow_varint
+    varint_end = _VARINT.match
+    fast = _FAST_PACKET.match
+    pos, end = 0, len(data)
+    try:
+        while pos < end:
+            m = fast(data, pos)
+            if m is not None:
+                # The writer's common packet, its head read by one match: the track event is the
+                # packet's last field, and nothing is interned or described in it.
+                n_b, ts_b, seq_b, flags_b, te_b, type_b, uuid_b, name_b, cat_b = m.groups()
+                n = n_b[0] if len(n_b) == 1 else (n_b[0] & 0x7F) | (n_b[1] << 7)
+                te_n = te_b[0] if len(te_b) == 1 else (te_b[0] & 0x7F) | (te_b[1] << 7)
+                pend = pos + 1 + len(n_b) + n
+                te_end = m.end(5) + te_n
+                if te_end == pend:
+                    if pend > end:
+                        break
+                    pos = pend
+                    ts = 0
+                    shift = 0
+                    for b in ts_b:
+                        ts |= (b & 0x7F) << shift
+                        shift += 7
+                    seq = seqs.get(seq_b)
+                    if seq is None:
+                        seq = seqs[seq_b] = slow(seq_b, 0)[0]
+                    flags = flags_b[0]
+                    track = uuids.get(uuid_b)
+                    if track is None:
+                        track = uuids[uuid_b] = slow(uuid_b, 0)[0]
+                    kind = type_b[0]
+                    interned = desc = None
+                    te = p = m.end()
+                    st = states.get(seq)
+                    if st is None or flags & 1:
+                        st = states[seq] = ({}, {}, {})  # names, categories, annotation names
+                    name = st[0].get(name_b[0]) if name_b is not None else None
+                    cat = st[1].get(cat_b[0]) if cat_b is not None else None
+                    counter = None
+                    anns = []
+                    while p < te_end:
+                        key = data[p]
+                        p += 1
+                        if key == 0x22 and data[p] < 0x80:  # a debug annotation under 128 bytes
+                            q = p + 1 + data[p]
+                            if q > te_end:
+                                raise ValueError("length-delimited field runs past the end")
+                            anns.append(data[p + 1:q])
+                            p = q
+                            continue
+                        if key == 0xF9 and data[p] == 0x02:  # flow_ids (47), a fixed64: skipped
+                            p += 9
+                            continue
+                        if key >= 0x80:
+                            key, p = slow(data, p - 1)
+                        wt = key & 7
+                        if wt == 0:
+                            v = data[p]
+                            p += 1
+                            if v >= 0x80:
+                                v, p = slow(data, p - 1)
+                            key >>= 3
+                            if key == 10:
+                                name = st[0].get(v)
+                            elif key == 3:
+                                if not cat:
+                                    cat = st[1].get(v)
+                            elif key == 9:
+                                kind = v
+                            elif key == 11:
+                                track = v
+                            elif key == 30:
+                                counter = v - (1 << 64) if v >= 1 << 63 else v
+                        elif wt == 2:
+                            ln = data[p]
+                            p += 1
+                            if ln >= 0x80:
+                                ln, p = slow(data, p - 1)
+                            q = p + ln
+                            if q > te_end:
+                                raise ValueError("length-delimited field runs past the end")
+                            key >>= 3
+                            if key == 4:
+                                anns.append(data[p:q])
+                            elif key == 23:
+                                name = data[p:q].decode()
+                            elif key == 22:
+                                if not cat:
+                                    cat = data[p:q].decode()
+                            p = q
+                        elif wt == 1:
+                            p += 8
+                        elif wt == 5:
+                            p += 4
+                        else:
+                            raise ValueError(f"wire type {wt} not supported")
+                    if p > te_end:
+                        raise ValueError("field runs past the end of its message")
+                    append((ts, len(events), kind, track, name, cat or "", anns, st[2], counter))
+                    continue
+            p = pos
+            try:  # Trace.packet: its key and length
+                key = data[p]
+                p += 1
+                if key >= 0x80:
+                    key, p = slow(data, p - 1)
+                n = data[p]
+                p += 1
+                if n >= 0x80:
+                    n, p = slow(data, p - 1)
+            except IndexError:
+                break
+            if key != 0x0A:
+                raise ValueError(f"offset {pos}: not a Trace.packet field (key {key})")
+            pend = p + n
+            if pend > end:
+                break
+            pos = pend
+            ts = None
+            seq = flags = 0
+            te = -1
+            interned = desc = None
+            while p < pend:
+                key = data[p]
+                p += 1
+                if key >= 0x80:
+                    key, p = slow(data, p - 1)
+                wt = key & 7
+                if key == 0x40:  # timestamp: a long varint in every packet, decoded here
+                    v = data[p]
+                    p += 1
+                    if v >= 0x80:
+                        v &= 0x7F
+                        shift = 7
+                        while True:
+                            b = data[p]
+                            p += 1
+                            v |= (b & 0x7F) << shift
+                            if b < 0x80:
+                                break
+                            shift += 7
+                    ts = v
+                elif wt == 0:
+                    v = data[p]
+                    p += 1
+                    if v >= 0x80:
+                        v, p = slow(data, p - 1)
+                    key >>= 3
+                    if key == 10:
+                        seq = v
+                    elif key == 13:
+                        flags = v
+                elif wt == 2:
+                    ln = data[p]
+                    p += 1
+                    if ln >= 0x80:
+                        ln, p = slow(data, p - 1)
+                    q = p + ln
+                    if q > pend:
+                        raise ValueError("length-delimited field runs past the end")
+                    key >>= 3
+                    if key == 11:
+                        te, te_end = p, q
+                    elif key == 12:
+                        interned = (interned or []) + [data[p:q]]
+                    elif key == 60:
+                        desc = data[p:q]
+                    p = q
+                elif wt == 1:
+                    p += 8
+                elif wt == 5:
+                    p += 4
+                else:
+                    raise ValueError(f"wire type {wt} not supported")
+            if p > pend:
+                raise ValueError("field runs past the end of its message")
+            st = states.get(seq)
+            if st is None or flags & 1:
+                st = states[seq] = ({}, {}, {})  # names, categories, annotation names
+            if interned is not None:
+                for blob in interned:
+                    for num, entry in _msg(blob):
+                        if num in (1, 2, 3):
+                            iid = name = None
+                            for n2, v2 in _msg(entry):
+                                if n2 == 1:
+                                    iid = v2
+                                elif n2 == 2:
+                                    name = v2.decode()
+                            st[{2: 0, 1: 1, 3: 2}[num]][iid] = name
+            if desc is not None:
+                _pftrace_tracks(desc, tracks)
+            if te < 0:
+                continue
+            kind = track = name = cat = counter = None
+            anns = []
+            p = te
+            while p < te_end:
+                key = data[p]
+                p += 1
+                if key >= 0x80:
+                    key, p = slow(data, p - 1)
+                wt = key & 7
+                if key == 0x58:  # track_uuid: a long varint, one of a few: decoded once each
+                    m = varint_end(data, p)
+                    q = m.end() if m is not None else p  # no end in 10 bytes: slow() says why
+                    v = uuids.get(data[p:q])
+                    if v is None:
+                        v, q = slow(data, p)
+                        uuids[data[p:q]] = v
+                    p = q
+                    track = v
+                elif wt == 0:
+                    v = data[p]
+                    p += 1
+                    if v >= 0x80:
+                        v, p = slow(data, p - 1)
+                    key >>= 3
+                    if key == 9:
+                        kind = v
+                    elif key == 11:
+                        track = v
+                    elif key == 10:
+                        name = st[0].get(v)
+                    elif key == 3:
+                        if not cat:
+                            cat = st[1].get(v)
+                    elif key == 30:
+                        counter = v - (1 << 64) if v >= 1 << 63 else v
+                elif wt == 2:
+                    ln = data[p]
+                    p += 1
+                    if ln >= 0x80:
+                        ln, p = slow(data, p - 1)
+                    q = p + ln
+                    if q > te_end:
+                        raise ValueError("length-delimited field runs past the end")
+                    key >>= 3
+                    if key == 4:
+                        anns.append(data[p:q])
+                    elif key == 23:
+                        name = data[p:q].decode()
+                    elif key == 22:
+                        if not cat:
+                            cat = data[p:q].decode()
+                    p = q
+                elif wt == 1:
+                    p += 8
+                elif wt == 5:
+                    p += 4
+                else:
+                    raise ValueError(f"wire type {wt} not supported")
+            if p > te_end:
+                raise ValueError("field runs past the end of its message")
+            append((ts, len(events), kind, track, name, cat or "", anns, st[2], counter))
+    except IndexError:
+        raise ValueError("field runs past the end of its message") from None
+    return tracks, events
+
+
+_first = operator.itemgetter(0)
 
 
 def _pftrace_model(proc, tracks, events):
@@ -263,7 +495,7 @@ def _pftrace_model(proc, tracks, events):
     if last_drop is not None:
         proc.dropped_total = int(last_drop[1])
     for track, evs in by_track.items():
-        evs.sort(key=lambda e: (e[0], e[1]))
+        evs.sort(key=_first)  # stable: file order for equal timestamps
         row = rows.get(track, "?")
         stack = []
         for ev in evs:

@@ -34,11 +34,8 @@ struct Track {
 
 struct Slice {
     static constexpr int kMaxArgs = 10;
-    // Slice s{} zeroes all; Slice(kUnset) leaves the args (most of its 300 bytes) unwritten, for
-    // the one per record built in place by the timeline, which sets every other field.
-    enum Unset { kUnset };
-    Slice() = default;
-    explicit Slice(Unset) {}
+    // Slice s{} zeroes all; a default-initialized one leaves the args (most of its 300 bytes)
+    // unwritten, for the one per record built in place by the timeline, which sets every other field.
     uint64_t start, end;
     uint64_t flow;  // 0: none
     uint64_t seq;

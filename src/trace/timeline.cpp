@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "nearly_sorted.h"
+
 namespace mspti_trace {
 
 namespace {
@@ -159,7 +161,7 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
         b.lanes.push_back(Lane{track, 0, {}, {}, 0, {}});
     }
     // Built where it is kept: a Slice is a few hundred bytes.
-    Slice &s = b.window.emplace_back(Slice::kUnset);
+    Slice &s = b.window.push_unset();
     s.start = r.start;
     s.end = r.end;
     s.flow = 0;
@@ -371,7 +373,7 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
             const Slice &s = b.window[i];
             order_[i] = NestKey{s.start, ~s.end, s.seq, i};
         }
-        std::sort(order_.begin(), order_.end());
+        sort_nearly_sorted(order_.begin(), order_.end());
         for (const NestKey &k : order_) place(b, k.index);
         for (Lane &lane : b.lanes) {
             emit(b, lane);

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chunked.h"
 #include "config.h"
 #include "record.h"
 #include "sink.h"
@@ -45,7 +46,7 @@ private:
     };
     struct Base {
         uint32_t track;
-        std::vector<Slice> window;
+        Chunked<Slice> window;  // this window's slices, in arrival order
         std::vector<Lane> lanes;  // lanes[0] is the track itself
     };
     struct OpenRange {

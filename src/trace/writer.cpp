@@ -11,6 +11,7 @@
 
 #include "json_sink.h"
 #include "mspti/mspti.h"
+#include "nearly_sorted.h"
 #include "pftrace_sink.h"
 #include "sqlite_sink.h"
 
@@ -169,6 +170,13 @@ void Writer::window(bool final) {
         std::lock_guard<std::mutex> lock(queue_mutex_);
         full.swap(full_);
     }
+    if (pending_.empty()) {
+        // Room for every record these buffers can hold (an API call's is the smallest kind kept),
+        // made while nothing is held: growing would copy every record held (120 bytes each).
+        size_t bytes = 0;
+        for (auto &entry : full) bytes += entry.second;
+        pending_.reserve(bytes / sizeof(msptiActivityApi) + 1);
+    }
     for (auto &[buffer, valid] : full) {
         msptiActivity *rec = nullptr;
         while (msptiActivityGetNextRecord(buffer, valid, &rec) == MSPTI_SUCCESS && rec != nullptr) {
@@ -193,18 +201,26 @@ void Writer::window(bool final) {
         ready_.assign(pending_.begin(), ready_end);
         pending_.erase(pending_.begin(), ready_end);
     }
-    // Sorted through small keys: a Record is 120 bytes.
+    // Sorted through small keys (a Record is 120 bytes), grouped by kind: each kind comes nearly in
+    // start order (API calls as they end, kernels as they finish), the mix of kinds does not.
+    size_t at[MSPTI_ACTIVITY_KIND_COUNT + 1] = {};
+    for (const Record &r : ready_) ++at[r.kind() + 1];
+    bounds_.assign(1, 0);
+    for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+        at[k + 1] += at[k];
+        bounds_.push_back(at[k + 1]);
+    }
     order_.resize(ready_.size());
     for (size_t i = 0; i < ready_.size(); ++i) {
         const Record &r = ready_[i];
-        order_[i] = SortKey{r.start, (r.kind() == MSPTI_ACTIVITY_KIND_MARKER ? 0 : 1ull << 63) | r.seq,
-                            static_cast<uint32_t>(i)};
+        order_[at[r.kind()]++] = SortKey{r.start, (r.kind() == MSPTI_ACTIVITY_KIND_MARKER ? 0 : 1ull << 63) | r.seq,
+                                         static_cast<uint32_t>(i)};
     }
-    std::sort(order_.begin(), order_.end());
+    sort_nearly_sorted_groups(order_, bounds_, scratch_);
     for (const SortKey &k : order_) {
         const Record &r = ready_[k.index];
         if (filter_.keep(r)) {
-            if (ensure_sink()) timeline_->add(r);
+            if (sink_ != nullptr || ensure_sink()) timeline_->add(r);
         } else if (r.kind() == MSPTI_ACTIVITY_KIND_MEMORY) {
             // Memory in use counts every allocation, kept or not.
             if (timeline_ != nullptr)

@@ -68,7 +68,8 @@ private:
         bool operator<(const SortKey &o) const { return start != o.start ? start < o.start : tie < o.tie; }
     };
     std::vector<Record> pending_, ready_;
-    std::vector<SortKey> order_;
+    std::vector<SortKey> order_, scratch_;
+    std::vector<size_t> bounds_;
     uint64_t seq_ = 0;
     Filter filter_;
     std::unique_ptr<Sink> sink_;

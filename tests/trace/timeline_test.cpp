@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config.h"
+#include "nearly_sorted.h"
 #include "sink.h"
 #include "timeline.h"
 
@@ -189,6 +190,65 @@ TEST_F(TimelineTest, EndBeforeStartIsPairedAndUnendedRangesBecomeInstants) {
                                [](const Event &e) { return e.type == Event::kInstant && e.name == "open (no end)"; });
     EXPECT_TRUE(instant);
     EXPECT_EQ(timeline.unmatched_ranges(), 1u);
+}
+
+}  // namespace
+}  // namespace mspti_trace
+
+// The writer and timeline sort keys that come nearly in order; the result must be std::sort's
+// whatever the order, including the orders that make the insertion sort give up.
+namespace mspti_trace {
+namespace {
+
+struct Key {
+    uint64_t start, seq;
+    bool operator<(const Key &o) const { return start != o.start ? start < o.start : seq < o.seq; }
+    bool operator==(const Key &o) const { return start == o.start && seq == o.seq; }
+};
+
+std::vector<Key> keys(size_t n, uint64_t seed, uint64_t jitter) {
+    std::vector<Key> v;
+    uint64_t x = seed;
+    for (size_t i = 0; i < n; ++i) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t start = jitter == 0 ? (x >> 33) % (n / 2 + 1) : i * 10 + (x >> 33) % jitter;  // 0: any order
+        v.push_back(Key{start, i});
+    }
+    return v;
+}
+
+TEST(NearlySorted, SameAsStdSortForNearlySortedRandomAndReversedKeys) {
+    for (size_t n : {0, 1, 2, 7, 100, 5000}) {
+        for (uint64_t jitter : {0, 1, 30, 2000}) {
+            std::vector<Key> v = keys(n, n + jitter, jitter), want = v;
+            std::sort(want.begin(), want.end());
+            sort_nearly_sorted(v.begin(), v.end());
+            EXPECT_EQ(v, want) << n << " keys, jitter " << jitter;
+            std::reverse(v.begin(), v.end());  // the worst case for insertion: it must give up
+            sort_nearly_sorted(v.begin(), v.end());
+            EXPECT_EQ(v, want) << n << " reversed keys";
+        }
+    }
+}
+
+TEST(NearlySorted, GroupsMergeIntoStdSortOrder) {
+    for (size_t groups : {1, 2, 3, 5, 13}) {
+        std::vector<Key> all, want;
+        std::vector<size_t> bounds{0};
+        for (size_t g = 0; g < groups; ++g) {
+            // Empty groups, nearly sorted groups and one in any order, interleaved in time.
+            size_t n = g % 4 == 3 ? 0 : 300 * (g + 1);
+            std::vector<Key> part = keys(n, g, g == 1 ? 0 : 40);
+            for (Key &k : part) k.seq = all.size() + (&k - part.data());
+            all.insert(all.end(), part.begin(), part.end());
+            bounds.push_back(all.size());
+        }
+        want = all;
+        std::sort(want.begin(), want.end());
+        std::vector<Key> scratch;
+        sort_nearly_sorted_groups(all, bounds, scratch);
+        EXPECT_EQ(all, want) << groups << " groups";
+    }
 }
 
 }  // namespace
