@@ -121,6 +121,26 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
     return nullptr;
 }
 
+void ActivityEngine::quarter_filled(ThreadStaging *s) {
+    // The slots just written are still in this thread's cache, so moving them into the client
+    // buffer here costs a few ns a record; the worker would pull every line across to its core
+    // and this thread would pull it back to write the next lap (a mark took 22 ns against 17.5).
+    // Only if the consumer lock is free: another producer or the worker moving records now
+    // means this ring is tried again at its next quarter (and waited for only when it is full),
+    // so producers never wait on each other here.
+    ensure_worker();  // a forked child's first record starts its worker (for the flush period)
+    if (!t_in_request) {
+        std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
+        if (!lock.owns_lock()) return;
+        bool blocked = drain(lock, s, true);
+        bool completed = !completed_.empty();
+        lock.unlock();
+        if (blocked || completed) nudge();  // the worker hands buffers back, and waits out the limit
+        return;
+    }
+    nudge();
+}
+
 void ActivityEngine::nudge() {
     // Dekker-style with the worker (both sides sequentially consistent): either the worker sees
     // work_pending_ before it sleeps, or we see it sleeping and wake it. No wake-up is lost.

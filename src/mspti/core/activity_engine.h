@@ -50,12 +50,10 @@ public:
     // could not be tracked): counted as produced and dropped.
     void count_unstaged_drop(int kind) { exited_dropped_[kind].fetch_add(1, std::memory_order_relaxed); }
 
-    // Every quarter ring the producer wakes the worker to drain it. It never drains there
-    // itself: the consumer lock and the current client buffer are shared, and producers moving
-    // records into the same buffer contend for both (thread CPU per mark grew by a quarter and
-    // more with a second producer). A producer touches them only when its ring is full.
+    // Every quarter ring the producer moves its ring into the client buffer itself, if no one
+    // else holds the consumer lock (quarter_filled): it never waits for it there.
     static void commit(ThreadStaging *s, int kind) {
-        if (__builtin_expect(s->ring.commit(kind), 0)) instance().nudge();
+        if (__builtin_expect(s->ring.commit(kind), 0)) instance().quarter_filled(s);
     }
 
     // Copies a complete record (its kind read from the first 4 bytes) if that kind is enabled.
@@ -99,6 +97,8 @@ private:
     ThreadStaging *register_this_thread();
     void *reserve_slow(ThreadStaging *s, int kind);
     void nudge();
+    // A quarter of `s`'s ring was filled since the last one (the calling thread owns `s`).
+    void quarter_filled(ThreadStaging *s);
 
     // Consumer side; each takes the consumer lock held by `lock`. drain and drain_all return
     // true when they stopped at the limit of buffers in flight, leaving records staged.
