@@ -203,6 +203,83 @@ _FAST_PACKET = re.compile(
     rb"(?:\x50([\x00-\x7f]))?(?:\x18([\x00-\x7f]))?")  # name_iid, category_iids, when under 128
 
 
+def _event_fields(data, p, te_end, st, uuids, kind, track, name, cat):
+    """(kind, track, name, cat, counter, annotations) of the TrackEvent in data[p:te_end], given
+    what the packet's head already read. The writer's common fields come first, read without a
+    call; annotations are kept as bytes for _annotations."""
+    slow = _slow_varint
+    counter = None
+    anns = []
+    while p < te_end:
+        key = data[p]
+        p += 1
+        if key == 0x22 and data[p] < 0x80:  # a debug annotation under 128 bytes
+            q = p + 1 + data[p]
+            if q > te_end:
+                raise ValueError("length-delimited field runs past the end")
+            anns.append(data[p + 1:q])
+            p = q
+            continue
+        if key == 0xF9 and data[p] == 0x02:  # flow_ids (47), a fixed64: skipped
+            p += 9
+            continue
+        if key >= 0x80:
+            key, p = slow(data, p - 1)
+        wt = key & 7
+        if key == 0x58:  # track_uuid: a long varint, one of a few: decoded once each
+            m = _VARINT.match(data, p)
+            q = m.end() if m is not None else p  # no end in 10 bytes: slow() says why
+            v = uuids.get(data[p:q])
+            if v is None:
+                v, q = slow(data, p)
+                uuids[data[p:q]] = v
+            p = q
+            track = v
+        elif wt == 0:
+            v = data[p]
+            p += 1
+            if v >= 0x80:
+                v, p = slow(data, p - 1)
+            key >>= 3
+            if key == 10:
+                name = st[0].get(v)
+            elif key == 3:
+                if not cat:
+                    cat = st[1].get(v)
+            elif key == 9:
+                kind = v
+            elif key == 11:
+                track = v
+            elif key == 30:
+                counter = v - (1 << 64) if v >= 1 << 63 else v
+        elif wt == 2:
+            ln = data[p]
+            p += 1
+            if ln >= 0x80:
+                ln, p = slow(data, p - 1)
+            q = p + ln
+            if q > te_end:
+                raise ValueError("length-delimited field runs past the end")
+            key >>= 3
+            if key == 4:
+                anns.append(data[p:q])
+            elif key == 23:
+                name = data[p:q].decode()
+            elif key == 22:
+                if not cat:
+                    cat = data[p:q].decode()
+            p = q
+        elif wt == 1:
+            p += 8
+        elif wt == 5:
+            p += 4
+        else:
+            raise ValueError(f"wire type {wt} not supported")
+    if p > te_end:
+        raise ValueError("field runs past the end of its message")
+    return kind, track, name, cat, counter, anns
+
+
 def _scan_pftrace(data):
     """(tracks, events) of a .pftrace in one pass over the file, by offsets into it: packets and
     track events are never copied out, and annotations are kept as bytes for _annotations.
@@ -210,7 +287,6 @@ def _scan_pftrace(data):
     tracks, events, states, uuids, seqs = {}, [], {}, {}, {}
     append = events.append
     slow = _slow_varint
-    varint_end = _VARINT.match
     fast = _FAST_PACKET.match
     pos, end = 0, len(data)
     try:
@@ -241,73 +317,13 @@ def _scan_pftrace(data):
                     if track is None:
                         track = uuids[uuid_b] = slow(uuid_b, 0)[0]
                     kind = type_b[0]
-                    interned = desc = None
-                    te = p = m.end()
                     st = states.get(seq)
                     if st is None or flags & 1:
                         st = states[seq] = ({}, {}, {})  # names, categories, annotation names
                     name = st[0].get(name_b[0]) if name_b is not None else None
                     cat = st[1].get(cat_b[0]) if cat_b is not None else None
-                    counter = None
-                    anns = []
-                    while p < te_end:
-                        key = data[p]
-                        p += 1
-                        if key == 0x22 and data[p] < 0x80:  # a debug annotation under 128 bytes
-                            q = p + 1 + data[p]
-                            if q > te_end:
-                                raise ValueError("length-delimited field runs past the end")
-                            anns.append(data[p + 1:q])
-                            p = q
-                            continue
-                        if key == 0xF9 and data[p] == 0x02:  # flow_ids (47), a fixed64: skipped
-                            p += 9
-                            continue
-                        if key >= 0x80:
-                            key, p = slow(data, p - 1)
-                        wt = key & 7
-                        if wt == 0:
-                            v = data[p]
-                            p += 1
-                            if v >= 0x80:
-                                v, p = slow(data, p - 1)
-                            key >>= 3
-                            if key == 10:
-                                name = st[0].get(v)
-                            elif key == 3:
-                                if not cat:
-                                    cat = st[1].get(v)
-                            elif key == 9:
-                                kind = v
-                            elif key == 11:
-                                track = v
-                            elif key == 30:
-                                counter = v - (1 << 64) if v >= 1 << 63 else v
-                        elif wt == 2:
-                            ln = data[p]
-                            p += 1
-                            if ln >= 0x80:
-                                ln, p = slow(data, p - 1)
-                            q = p + ln
-                            if q > te_end:
-                                raise ValueError("length-delimited field runs past the end")
-                            key >>= 3
-                            if key == 4:
-                                anns.append(data[p:q])
-                            elif key == 23:
-                                name = data[p:q].decode()
-                            elif key == 22:
-                                if not cat:
-                                    cat = data[p:q].decode()
-                            p = q
-                        elif wt == 1:
-                            p += 8
-                        elif wt == 5:
-                            p += 4
-                        else:
-                            raise ValueError(f"wire type {wt} not supported")
-                    if p > te_end:
-                        raise ValueError("field runs past the end of its message")
+                    kind, track, name, cat, counter, anns = _event_fields(
+                        data, m.end(), te_end, st, uuids, kind, track, name, cat)
                     append((ts, len(events), kind, track, name, cat or "", anns, st[2], counter))
                     continue
             p = pos
@@ -404,66 +420,8 @@ def _scan_pftrace(data):
                 _pftrace_tracks(desc, tracks)
             if te < 0:
                 continue
-            kind = track = name = cat = counter = None
-            anns = []
-            p = te
-            while p < te_end:
-                key = data[p]
-                p += 1
-                if key >= 0x80:
-                    key, p = slow(data, p - 1)
-                wt = key & 7
-                if key == 0x58:  # track_uuid: a long varint, one of a few: decoded once each
-                    m = varint_end(data, p)
-                    q = m.end() if m is not None else p  # no end in 10 bytes: slow() says why
-                    v = uuids.get(data[p:q])
-                    if v is None:
-                        v, q = slow(data, p)
-                        uuids[data[p:q]] = v
-                    p = q
-                    track = v
-                elif wt == 0:
-                    v = data[p]
-                    p += 1
-                    if v >= 0x80:
-                        v, p = slow(data, p - 1)
-                    key >>= 3
-                    if key == 9:
-                        kind = v
-                    elif key == 11:
-                        track = v
-                    elif key == 10:
-                        name = st[0].get(v)
-                    elif key == 3:
-                        if not cat:
-                            cat = st[1].get(v)
-                    elif key == 30:
-                        counter = v - (1 << 64) if v >= 1 << 63 else v
-                elif wt == 2:
-                    ln = data[p]
-                    p += 1
-                    if ln >= 0x80:
-                        ln, p = slow(data, p - 1)
-                    q = p + ln
-                    if q > te_end:
-                        raise ValueError("length-delimited field runs past the end")
-                    key >>= 3
-                    if key == 4:
-                        anns.append(data[p:q])
-                    elif key == 23:
-                        name = data[p:q].decode()
-                    elif key == 22:
-                        if not cat:
-                            cat = data[p:q].decode()
-                    p = q
-                elif wt == 1:
-                    p += 8
-                elif wt == 5:
-                    p += 4
-                else:
-                    raise ValueError(f"wire type {wt} not supported")
-            if p > te_end:
-                raise ValueError("field runs past the end of its message")
+            kind, track, name, cat, counter, anns = _event_fields(
+                data, te, te_end, st, uuids, None, None, None, None)
             append((ts, len(events), kind, track, name, cat or "", anns, st[2], counter))
     except IndexError:
         raise ValueError("field runs past the end of its message") from None
