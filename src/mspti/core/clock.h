@@ -18,8 +18,22 @@ namespace detail {
 
 enum Mode : int { kMonotonic, kPendingTsc, kTsc };
 
+// One published conversion: monotonic_ns = mono_base + ((tsc - tsc_base) * mult_q32) >> 32.
+struct Steer {
+    uint64_t tsc_base;
+    uint64_t mono_base;
+    uint64_t mult_q32;
+
+    uint64_t monotonic(uint64_t tsc) const {
+        if (tsc >= tsc_base)
+            return mono_base + static_cast<uint64_t>((static_cast<unsigned __int128>(tsc - tsc_base) * mult_q32) >> 32);
+        // Older than every steer kept: extrapolate the oldest backwards.
+        return mono_base - static_cast<uint64_t>((static_cast<unsigned __int128>(tsc_base - tsc) * mult_q32) >> 32);
+    }
+};
+
 // The TSC conversion, constant-initialised so that a reading needs no guard nor call:
-// monotonic_ns = mono_base + ((tsc - tsc_base) * mult_q32) >> 32, published with a seqlock.
+// a Steer published with a seqlock.
 // epoch_offset is written once, before mode first leaves kMonotonic.
 struct TscConversion {
     std::atomic<int> mode{kMonotonic};
@@ -39,8 +53,7 @@ struct TscConversion {
             mult = mult_q32.load(std::memory_order_acquire);
         } while ((s & 1u) != 0 || s != seq.load(std::memory_order_relaxed));
         // A thread may read a tick older than the base it just loaded; never go below the base.
-        uint64_t delta = t > base ? t - base : 0;
-        return mono + static_cast<uint64_t>((static_cast<unsigned __int128>(delta) * mult) >> 32);
+        return Steer{base, mono, mult}.monotonic(t > base ? t : base);
     }
 };
 extern TscConversion g_tsc;
@@ -75,22 +88,6 @@ inline uint64_t deferred_now() {
 #endif
     return detail::now_ns_slow();
 }
-
-namespace detail {
-// One published conversion: monotonic_ns = mono_base + ((tsc - tsc_base) * mult_q32) >> 32.
-struct Steer {
-    uint64_t tsc_base;
-    uint64_t mono_base;
-    uint64_t mult_q32;
-
-    uint64_t monotonic(uint64_t tsc) const {
-        if (tsc >= tsc_base)
-            return mono_base + static_cast<uint64_t>((static_cast<unsigned __int128>(tsc - tsc_base) * mult_q32) >> 32);
-        // Older than every steer kept: extrapolate the oldest backwards.
-        return mono_base - static_cast<uint64_t>((static_cast<unsigned __int128>(tsc_base - tsc) * mult_q32) >> 32);
-    }
-};
-}  // namespace detail
 
 namespace detail {
 // How many conversions have been published: a TickConverter's copy is current while it holds.
