@@ -14,6 +14,7 @@ import pytest
 
 from conftest import MSPTI_TRACE, WORKLOAD, ranks_program, trace
 from mspti_trace import pftrace_reader as reader
+from mspti_trace import readers
 from pftrace_writer import Writer
 
 NPROC, WARMUP, ITERS, KERNELS = 4, 1, 3, 4
@@ -301,7 +302,15 @@ def test_merge_recovers_a_host_offset_in_a_real_run(runs, tmp_path):
     r = cli("merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "m.json")
     assert r.returncode == 0, r.stderr
     shift = int(r.stderr.split("host b: shifted by ")[1].split()[0])
-    assert abs(shift + skew) < 1_000_000, shift  # back within 1 ms (the ranks' own spread)
+    # Back to within the ranks' own spread: the end of the first collective, which merge aligns
+    # on, differs between ranks of one run by up to a few ms on a loaded machine.
+    ends = defaultdict(list)
+    for path in glob.glob(os.path.join(str(out), "trace.rank*.pid*.json")):
+        for comm, end in readers.read(path).first_collective_end().items():
+            ends[comm].append(end)
+    spread = max(max(v) - min(v) for v in ends.values())
+    assert spread < 50_000_000, spread  # a real run's ranks end a collective together
+    assert abs(shift + skew) <= spread, (shift, spread)
     doc = json.load(open(tmp_path / "m.json"))
     assert doc["otherData"]["host_offsets_ns"]["b"] == shift
     first_end = {}
