@@ -88,8 +88,9 @@ constexpr uint64_t kBaselineNs = 10000000ull;
 // event that followed it. Every 100 ms keeps them within tens of ns; a steer costs about 1 us.
 constexpr uint32_t kSteerMs = 100;
 
-// The conversions published so far (the last TickConverter::kSteersKept), oldest first, for
-// ticks converted after the fact. Guarded by g_calibrating.
+// The last TickConverter::kSteersKept conversions published, in a circular array, for ticks
+// converted after the fact. Guarded by g_calibrating; g_steers_published mirrors `count` for
+// converters that check without the lock whether their copy is still current.
 using detail::Steer;
 
 struct SteerHistory {
