@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -56,8 +57,23 @@ public:
         if (__builtin_expect(s->ring.commit(kind), 0)) instance().quarter_filled(s);
     }
 
-    // Copies a complete record (its kind read from the first 4 bytes) if that kind is enabled.
-    static void record(const void *bytes);
+    // Copies a complete record if its kind is enabled. The size is the record type's, known here,
+    // so the copy is a few stores rather than a call to memcpy.
+    template <typename Record>
+    static void record(const Record &r) {
+        static_assert(sizeof(Record) <= kMaxRecordSize, "a record must fit a staging slot");
+        const int kind = r.kind;
+        if (!is_valid_kind(kind) || !enabled(kind)) return;
+        ThreadStaging *s = staging();
+        if (__builtin_expect(s == nullptr, 0)) {
+            instance().count_unstaged_drop(kind);
+            return;
+        }
+        void *slot = reserve(s, kind);
+        if (slot == nullptr) return;
+        std::memcpy(slot, &r, sizeof(Record));
+        commit(s, kind);
+    }
 
     void register_callbacks(msptiBuffersCallbackRequestFunc request, msptiBuffersCallbackCompleteFunc complete);
     void flush_all();

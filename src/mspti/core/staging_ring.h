@@ -1,6 +1,6 @@
 // A thread's staging ring: a single-producer ring of fixed-size record slots that the recording
 // thread fills without locks or allocation, drained by whichever consumer (worker, FlushAll, the
-// producer itself when the ring is full) holds the engine's consumer lock. It also counts the
+// producer itself at each quarter of its ring) holds the engine's consumer lock. It also counts the
 // records produced and dropped per kind (single-writer counters).
 #pragma once
 

@@ -44,7 +44,7 @@ void write(ActivityEngine &engine, msptiActivityKind kind, const char *name, uin
     r.pt.threadId = static_cast<uint32_t>(s->tid);
     r.correlationId = correlationId;
     r.name = name;
-    engine.record(&r);
+    engine.record(r);
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ void on_collective_executed(void *, uint64_t tag, uint64_t startNs, uint64_t end
     r.commName = c->commName;
     r.correlationId = c->correlationId;
     g_pending.release(tag);
-    ActivityEngine::record(&r);
+    ActivityEngine::record(r);
 }
 
 }  // namespace mspti::device

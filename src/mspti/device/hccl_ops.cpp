@@ -90,7 +90,7 @@ bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t s
     r.name = op->name;
     r.commName = op->commName;
     g_ops.release(at);
-    if (r.start != 0) ActivityEngine::record(&r);
+    if (r.start != 0) ActivityEngine::record(r);
     return true;
 }
 

@@ -52,7 +52,7 @@ void on_kernel_executed(void *, uint64_t tag, uint64_t startNs, uint64_t endNs) 
     r.type = k->type;
     r.name = k->name;
     g_pending.release(tag);
-    ActivityEngine::record(&r);
+    ActivityEngine::record(r);
 }
 
 }  // namespace mspti::device

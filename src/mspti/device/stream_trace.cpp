@@ -21,7 +21,7 @@ void on_stream_trace(void *, uint64_t markId, uint32_t flag, uint32_t deviceId, 
     r.objectId.ds.streamId = streamId;
     r.name = "";
     r.domain = "";
-    ActivityEngine::record(&r);
+    ActivityEngine::record(r);
 }
 
 }  // namespace mspti::device

@@ -51,7 +51,7 @@ void record_memory(msptiActivityMemoryOperationType op, uint64_t address, uint64
     r.processId = static_cast<uint32_t>(getpid());
     r.deviceId = current_device();
     r.streamId = MSPTI_INVALID_STREAM_ID;
-    ActivityEngine::record(&r);
+    ActivityEngine::record(r);
 }
 
 void record_memcpy(aclrtMemcpyKind kind, uint64_t bytes, HostSpan span, bool async, aclrtStream stream,
@@ -66,7 +66,7 @@ void record_memcpy(aclrtMemcpyKind kind, uint64_t bytes, HostSpan span, bool asy
     r.streamId = stream_id(async, stream);
     r.correlationId = correlationId;
     r.isAsync = async ? 1 : 0;
-    ActivityEngine::record(&r);
+    ActivityEngine::record(r);
 }
 
 void record_memset(int32_t value, uint64_t bytes, HostSpan span, bool async, aclrtStream stream,
@@ -81,7 +81,7 @@ void record_memset(int32_t value, uint64_t bytes, HostSpan span, bool async, acl
     r.streamId = stream_id(async, stream);
     r.correlationId = correlationId;
     r.isAsync = async ? 1 : 0;
-    ActivityEngine::record(&r);
+    ActivityEngine::record(r);
 }
 
 }  // namespace mspti::interpose
