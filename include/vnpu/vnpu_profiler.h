@@ -63,8 +63,13 @@ typedef struct {
     void (*onApi)(void *userdata, vnpuApiLevel level, const char *name, uint64_t beginNs, uint64_t endNs);
     /** Host: a kernel is enqueued (calling thread). Returns a tag. */
     uint64_t (*onKernelEnqueue)(void *userdata, const vnpuKernelInfo *info);
-    /** Device: the tagged kernel ran from startNs to endNs (stream worker thread). */
-    void (*onKernelExecuted)(void *userdata, uint64_t tag, uint64_t startNs, uint64_t endNs);
+    /**
+     * Device: the tagged kernel ran from startNs to endNs (stream worker thread). `info` is the
+     * kernel's identity as it was enqueued (valid during the call), as a device's execution report
+     * carries its task's stream: the profiler needs to keep nothing per kernel in flight.
+     */
+    void (*onKernelExecuted)(void *userdata, uint64_t tag, const vnpuKernelInfo *info, uint64_t startNs,
+                             uint64_t endNs);
     /** Host: a collective is enqueued (calling thread). Returns a tag. */
     uint64_t (*onCollectiveEnqueue)(void *userdata, const vnpuCollectiveInfo *info);
     /** Device: the tagged collective ran from startNs to endNs (stream worker thread). */

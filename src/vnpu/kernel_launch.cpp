@@ -55,10 +55,10 @@ aclError launch(aclrtFuncHandle func_handle, uint32_t num_blocks, aclrtStream st
     auto call = std::make_shared<KernelCall>(*fn, args, args_size);
     const vnpuKernelInfo info{static_cast<uint32_t>(target->device_id()), target->id(), fn->name, fn->type};
     const profiler::ExecutionTag tag = profiler::kernel_enqueued(info);
-    uint64_t seq = target->enqueue([call = std::move(call), tag] {
+    uint64_t seq = target->enqueue([call = std::move(call), tag, info] {
         const uint64_t start = profiler::now_ns();
         call->run();
-        profiler::kernel_executed(tag, start, profiler::now_ns());
+        profiler::kernel_executed(tag, info, start, profiler::now_ns());
     });
     return seq != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }

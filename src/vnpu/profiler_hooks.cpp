@@ -74,13 +74,13 @@ ExecutionTag kernel_enqueued(const vnpuKernelInfo &info) noexcept {
     return {t, t->onKernelEnqueue(t->userdata, &info)};
 }
 
-void kernel_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept {
+void kernel_executed(const ExecutionTag &tag, const vnpuKernelInfo &info, uint64_t start_ns, uint64_t end_ns) noexcept {
     if (tag.tag == 0) {
         return;
     }
     const vnpuProfiler *t = table_for_tag(tag);
     if (t != nullptr && t->onKernelExecuted != nullptr) {
-        t->onKernelExecuted(t->userdata, tag.tag, start_ns, end_ns);
+        t->onKernelExecuted(t->userdata, tag.tag, &info, start_ns, end_ns);
     }
 }
 

@@ -35,7 +35,7 @@ struct ExecutionTag {
 };
 
 ExecutionTag kernel_enqueued(const vnpuKernelInfo &info) noexcept;
-void kernel_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept;
+void kernel_executed(const ExecutionTag &tag, const vnpuKernelInfo &info, uint64_t start_ns, uint64_t end_ns) noexcept;
 ExecutionTag collective_enqueued(const vnpuCollectiveInfo &info) noexcept;
 void collective_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept;
 void stream_trace_reached(uint64_t mark_id, uint32_t flag, uint32_t device_id, uint32_t stream_id,

@@ -81,8 +81,9 @@ vnpuProfiler tableFor(Recorder &rec) {
         recorder->add(ev("kernel", info->name, info->type, tag, 0, 0, info->deviceId, info->streamId));
         return tag;
     };
-    p.onKernelExecuted = [](void *u, uint64_t tag, uint64_t s, uint64_t e) {
-        static_cast<Recorder *>(u)->add(ev("kernelDone", "", "", tag, s, e));
+    p.onKernelExecuted = [](void *u, uint64_t tag, const vnpuKernelInfo *info, uint64_t s, uint64_t e) {
+        static_cast<Recorder *>(u)->add(
+            ev("kernelDone", info->name, info->type, tag, s, e, info->deviceId, info->streamId));
     };
     p.onCollectiveEnqueue = [](void *u, const vnpuCollectiveInfo *info) {
         auto *recorder = static_cast<Recorder *>(u);
@@ -184,6 +185,11 @@ TEST_F(ProfilerTest, EachKernelIsReportedOnceEnqueuedAndOnceExecutedInStreamOrde
         EXPECT_EQ(enqueued[i].device, device);
         EXPECT_EQ(enqueued[i].stream, streamId);
         EXPECT_EQ(executed[i].tag, enqueued[i].tag);  // same order as enqueued
+        // The execution report carries the kernel's identity as it was enqueued.
+        EXPECT_EQ(executed[i].name, enqueued[i].name);
+        EXPECT_EQ(executed[i].type, enqueued[i].type);
+        EXPECT_EQ(executed[i].device, enqueued[i].device);
+        EXPECT_EQ(executed[i].stream, enqueued[i].stream);
         EXPECT_LE(executed[i].start, executed[i].end);
     }
     EXPECT_LE(executed[0].end, executed[1].start);

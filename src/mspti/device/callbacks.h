@@ -1,5 +1,5 @@
 // The vnpuProfiler callbacks, one file per record family. All run on runtime threads, take no
-// lock and allocate nothing (pending work lives in fixed lock-free slot pools).
+// lock and allocate nothing (a collective's pending details live in a fixed lock-free slot pool).
 #pragma once
 
 #include <cstdint>
@@ -16,9 +16,9 @@ void on_api(void *userdata, vnpuApiLevel level, const char *name, uint64_t begin
 void record_api(msptiActivityKind kind, const char *name, uint64_t beginEpoch, uint64_t endEpoch,
                 uint64_t correlationId);
 
-// kernel_records.cpp: KERNEL (enqueue takes the task-track correlation id).
+// kernel_records.cpp: KERNEL (enqueue takes the task-track correlation id, which is the tag).
 uint64_t on_kernel_enqueue(void *userdata, const vnpuKernelInfo *info);
-void on_kernel_executed(void *userdata, uint64_t tag, uint64_t startNs, uint64_t endNs);
+void on_kernel_executed(void *userdata, uint64_t tag, const vnpuKernelInfo *info, uint64_t startNs, uint64_t endNs);
 
 // communication_records.cpp: COMMUNICATION, plus the API record of the collective's launch.
 uint64_t on_collective_enqueue(void *userdata, const vnpuCollectiveInfo *info);

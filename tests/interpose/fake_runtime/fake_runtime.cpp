@@ -96,19 +96,17 @@ const vnpuProfiler *profiler() { return g_profiler.load(std::memory_order_acquir
 aclError launch(void *stream, const char *name) {
     Stream *s = resolve(stream);
     uint64_t tag = 0;
+    const vnpuKernelInfo info{s->device, s->id, name, "KERNEL_AIVEC"};
     const vnpuProfiler *p = profiler();
-    if (p != nullptr && p->onKernelEnqueue != nullptr) {
-        vnpuKernelInfo info{s->device, s->id, name, "KERNEL_AIVEC"};
-        tag = p->onKernelEnqueue(p->userdata, &info);
-    }
-    s->push([s, tag] {
+    if (p != nullptr && p->onKernelEnqueue != nullptr) tag = p->onKernelEnqueue(p->userdata, &info);
+    s->push([s, tag, info] {
         // Kernels on a stream never overlap and always take time.
         uint64_t start = std::max(now_ns(), s->last_end);
         uint64_t end = std::max(now_ns(), start + 1);
         s->last_end = end;
         const vnpuProfiler *q = profiler();
         if (tag != 0 && q != nullptr && q->onKernelExecuted != nullptr)
-            q->onKernelExecuted(q->userdata, tag, start, end);
+            q->onKernelExecuted(q->userdata, tag, &info, start, end);
     });
     return 0;
 }
