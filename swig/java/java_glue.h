@@ -18,8 +18,6 @@
 #include <pthread.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -189,7 +187,6 @@ public:
         }
         std::lock_guard<std::mutex> lock(mutex_);
         alive_ = false;
-        ended_.notify_all();
     }
 
     bool on_delivery_thread() {
@@ -197,16 +194,8 @@ public:
         return alive_ && pthread_equal(thread_, pthread_self());
     }
 
-    /** Waits until no delivery thread is attached (at JVM shutdown, after the monitors stopped). */
-    bool await_detached(int64_t millis) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (alive_ && pthread_equal(thread_, pthread_self())) return false;
-        return ended_.wait_for(lock, std::chrono::milliseconds(millis), [&] { return !alive_; });
-    }
-
 private:
     std::mutex mutex_;
-    std::condition_variable ended_;
     pthread_t thread_{};
     bool alive_ = false;
     bool attached_ = false;  // delivery thread only
