@@ -1,5 +1,5 @@
-// Interposed HCCL operations (docs/compatibility.md, "Interposed functions", "HCCL records and bandwidth"): with HCCL enabled each op (but the barrier)
-// is bracketed by internal device markers that become one HCCL record with its bandwidth; the
+// Interposed HCCL operations (docs/compatibility.md, "Interposed functions", "HCCL records and
+// bandwidth"): with HCCL enabled each op (but the barrier) is bracketed by internal device markers that become one HCCL record with its bandwidth; the
 // Callback API's HCCL domain fires ENTER/EXIT around the real call. Order as msPTI: start
 // marker, ENTER, real call, EXIT, end marker.
 #include <algorithm>
