@@ -4,6 +4,8 @@
 // Each iteration launches a batch of aclnnAdd kernels on 8 floats and synchronises the stream.
 // Repetitions are interleaved; at the end the ratios of wall time (min and median over the
 // repetitions) and of the whole process's CPU time per kernel are printed.
+// --pairs=N runs strict pairs instead (run_pairs, the figure docs/performance.md leads with);
+// --fixed=MODE N runs fixed work for callgrind.
 // libmspti is linked ahead of the runtime, so it interposes without LD_PRELOAD.
 #include <benchmark/benchmark.h>
 
@@ -172,6 +174,62 @@ int run_fixed(bool collect, int batches) {
     return 0;
 }
 
+// Strict pairs (--pairs=N): N pairs of runs of `batches` batches, the two variants next to each
+// other and their order alternating (ABBA), so that a slow stretch of the machine falls on both
+// halves of a pair. Each run ends with msptiActivityFlushAll, so the collection side also pays for
+// the drain and the client's reading of every record it produced. Prints JSON with every pair's
+// process CPU and wall time per kernel.
+double wall_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+int run_pairs(int pairs, int batches) {
+    Device &d = device();
+    const double kernels = static_cast<double>(batches) * kBatch;
+    auto one_run = [&](bool collect, double &cpu, double &wall) {
+        if (collect) msptiActivityEnable(MSPTI_ACTIVITY_KIND_KERNEL);
+        const double cpu0 = process_cpu_ns(), wall0 = wall_ns();
+        for (int b = 0; b < batches; ++b) {
+            for (int i = 0; i < kBatch; ++i)
+                if (!d.add()) return false;
+            aclrtSynchronizeStream(d.stream);
+        }
+        msptiActivityFlushAll(1);
+        cpu = (process_cpu_ns() - cpu0) / kernels;
+        wall = (wall_ns() - wall0) / kernels;
+        if (collect) msptiActivityDisable(MSPTI_ACTIVITY_KIND_KERNEL);
+        return true;
+    };
+    double warm_cpu = 0, warm_wall = 0;
+    if (!one_run(true, warm_cpu, warm_wall) || !one_run(false, warm_cpu, warm_wall)) return 1;  // buffers, pools
+    const uint64_t records_before = g_records.load();
+    std::vector<double> cpu[2], wall[2];
+    for (int p = 0; p < pairs; ++p) {
+        for (int k = 0; k < 2; ++k) {
+            const bool collect = (p % 2 == 0) == (k == 1);  // off,on then on,off
+            double c = 0, w = 0;
+            if (!one_run(collect, c, w)) return 1;
+            cpu[collect].push_back(c);
+            wall[collect].push_back(w);
+        }
+    }
+    const uint64_t records = g_records.load() - records_before;
+    auto list = [](const std::vector<double> &v) {
+        std::string out;
+        for (double x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
+        return "[" + out + "]";
+    };
+    std::printf(
+        "{\"pairs\": %d, \"kernels_per_run\": %.0f, \"records_per_kernel\": %.4f,\n"
+        " \"cpu_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s},\n"
+        " \"wall_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s}}\n",
+        pairs, kernels, static_cast<double>(records) / (kernels * pairs), list(cpu[0]).c_str(), list(cpu[1]).c_str(),
+        list(wall[0]).c_str(), list(wall[1]).c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -181,6 +239,12 @@ int main(int argc, char **argv) {
     // --fixed=collect|baseline BATCHES: a fixed amount of work, no timing (for callgrind).
     if (argc == 3 && std::string(argv[1]).rfind("--fixed=", 0) == 0) {
         int rc = run_fixed(std::string(argv[1]) == "--fixed=collect", std::atoi(argv[2]));
+        msptiUnsubscribe(subscriber);
+        return rc;
+    }
+    // --pairs=N [BATCHES]: strict pairs (run_pairs), 64 batches of 256 kernels per run by default.
+    if ((argc == 2 || argc == 3) && std::string(argv[1]).rfind("--pairs=", 0) == 0) {
+        int rc = run_pairs(std::atoi(argv[1] + 8), argc == 3 ? std::atoi(argv[2]) : 64);
         msptiUnsubscribe(subscriber);
         return rc;
     }

@@ -24,11 +24,16 @@ if [ -x "$build/bin/bench_marker_thread_cpu" ]; then
   echo "== bench_marker_thread_cpu" >&2
   "$build/bin/bench_marker_thread_cpu" > "$out/bench_marker_thread_cpu.json"
 fi
-# Its own defaults (25 interleaved repetitions) and reporter; the JSON goes to a file.
+# Its own defaults (41 interleaved repetitions) and reporter; the JSON goes to a file.
 if [ -x "$build/bin/bench_kernel_overhead" ]; then
   echo "== bench_kernel_overhead" >&2
   "$build/bin/bench_kernel_overhead" --benchmark_out="$out/bench_kernel_overhead.json" \
     --benchmark_out_format=json >"$out/bench_kernel_overhead.txt"
+fi
+# Strict pairs (ABBA) of the same work, each run ending with a flush: the headline KERNEL figure.
+if [ -x "$build/bin/bench_kernel_overhead" ]; then
+  echo "== bench_kernel_overhead --pairs" >&2
+  "$build/bin/bench_kernel_overhead" --pairs=200 >"$out/kernel_overhead_pairs.json"
 fi
 # The same overhead in instructions (callgrind), which a busy machine does not change.
 if [ -x "$build/bin/bench_kernel_overhead" ]; then
@@ -67,7 +72,12 @@ fi
 if [ -x "$build/bin/trace_workload" ] && [ -f "$build/lib/libmspti_trace.so" ]; then
   echo "== trace_overhead" >&2
   /usr/bin/python3 "$root/bench/trace/trace_overhead.py" "$build" "$out/trace_overhead.json" >/dev/null
-  # The same overhead in instructions (callgrind), which a busy machine does not change.
+  # Strict pairs (ABBA) of the same work, each run ending with a flush: the headline KERNEL figure.
+if [ -x "$build/bin/bench_kernel_overhead" ]; then
+  echo "== bench_kernel_overhead --pairs" >&2
+  "$build/bin/bench_kernel_overhead" --pairs=200 >"$out/kernel_overhead_pairs.json"
+fi
+# The same overhead in instructions (callgrind), which a busy machine does not change.
   echo "== trace_overhead_instructions" >&2
   bash "$root/bench/trace/trace_overhead_instructions.sh" "$build" "$out/trace_overhead_instructions.json" >/dev/null
 fi
