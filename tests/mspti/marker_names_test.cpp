@@ -2,11 +2,13 @@
 // program that marks ever-new names ("step 1", "step 2", ...) keeps a flat memory footprint.
 // Names stay valid while the complete callback runs, and after it while the client holds the buffer.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -71,14 +73,19 @@ msptiExtNameStats NameStats() {
     return stats;
 }
 
-// Flushes until every retired name is freed. A flush frees what it delivered; names a concurrent
-// worker round sealed are freed by that round or the next flush, so a few flushes always do.
+// Flushes until every retired name is freed (or 10 s pass). A flush frees what it delivered;
+// names sealed by a worker round still in progress are freed once that round has finished and
+// the buffers it filled are back. The worker may be descheduled inside the round (in the client's
+// request callback) for longer than a thousand flushes take on a loaded machine (seen in CI:
+// one buffer of names left after 1000), so the bound is time, and each retry yields the CPU.
 msptiExtNameStats FlushUntilReclaimed() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     msptiExtNameStats stats{};
-    for (int i = 0; i < 1000; ++i) {
+    for (;;) {
         msptiActivityFlushAll(1);
         stats = NameStats();
-        if (stats.retired == 0) break;
+        if (stats.retired == 0 || std::chrono::steady_clock::now() > deadline) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));  // let the worker finish its round
     }
     return stats;
 }
