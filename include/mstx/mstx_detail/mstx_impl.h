@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /** @cond MSTX_INTERNAL */
 
@@ -19,7 +20,10 @@
 /* glibc's RTLD_DEFAULT, spelled out so that the header does not need _GNU_SOURCE. */
 #define MSTX_RTLD_DEFAULT ((void *)0)
 
-enum { MSTX_INIT_NONE = 0, MSTX_INIT_RUNNING = 1, MSTX_INIT_DONE = 2 };
+/* mstxContext.state: NONE, DONE, or, while a thread initialises, its process id. A child forked
+ * meanwhile finds its parent's id there: that thread does not exist in the child, so the child
+ * initialises for itself instead of waiting for it forever. */
+enum { MSTX_INIT_NONE = 0, MSTX_INIT_DONE = -1 };
 
 typedef struct {
     int state;
@@ -129,17 +133,25 @@ MSTX_SHARED void mstxPublishTable(int ok)
 
 MSTX_SHARED void mstxInitOnce(void)
 {
-    int expected = MSTX_INIT_NONE;
-    if (__atomic_compare_exchange_n(&mstxContext.state, &expected, MSTX_INIT_RUNNING, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-        mstxInitInjectionFunc init = mstxFindInjection();
-        memset(&mstxStaged, 0, sizeof(mstxStaged));
-        mstxPublishTable(init != NULL && init(mstxGetModuleFuncTable) == MSTX_SUCCESS);
-        __atomic_store_n(&mstxContext.state, MSTX_INIT_DONE, __ATOMIC_RELEASE);
-        return;
-    }
-    while (__atomic_load_n(&mstxContext.state, __ATOMIC_ACQUIRE) != MSTX_INIT_DONE) {
-        sched_yield();
+    const int self = (int)getpid();
+    for (;;) {
+        int seen = __atomic_load_n(&mstxContext.state, __ATOMIC_ACQUIRE);
+        if (seen == MSTX_INIT_DONE) {
+            return;
+        }
+        if (seen == self) { /* another thread of this process is initialising: wait for it */
+            sched_yield();
+            continue;
+        }
+        /* Nobody has started, or it was started in another process (this one is a child forked
+         * while a thread of its parent initialised): claim it. */
+        if (__atomic_compare_exchange_n(&mstxContext.state, &seen, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            mstxInitInjectionFunc init = mstxFindInjection();
+            memset(&mstxStaged, 0, sizeof(mstxStaged));
+            mstxPublishTable(init != NULL && init(mstxGetModuleFuncTable) == MSTX_SUCCESS);
+            __atomic_store_n(&mstxContext.state, MSTX_INIT_DONE, __ATOMIC_RELEASE);
+            return;
+        }
     }
 }
 
