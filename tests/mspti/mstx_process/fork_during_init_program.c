@@ -49,8 +49,7 @@ int main(void) {
         mstxMarkA("child", NULL);
         _exit(tool_marks() == 2 ? 0 : 3);
     }
-    while (waitpid(child, &status, 0) < 0) {
-    }
+    while (waitpid(child, &status, 0) < 0) {}
     if (write(release[1], &byte, 1) != 1) return 2;
     pthread_join(thread, NULL);
     if (WIFSIGNALED(status)) {

@@ -30,8 +30,7 @@ __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetModuleFuncTa
         if (entered < 0 || release < 0 || write(entered, &byte, 1) != 1 || read(release, &byte, 1) != 1)
             return MSTX_FAIL;
     }
-    if (getFuncTable(MSTX_API_MODULE_CORE, &table, &size) != MSTX_SUCCESS || table == NULL)
-        return MSTX_FAIL;
+    if (getFuncTable(MSTX_API_MODULE_CORE, &table, &size) != MSTX_SUCCESS || table == NULL) return MSTX_FAIL;
     if (MSTX_API_CORE_MARK_A < size && table[MSTX_API_CORE_MARK_A] != NULL)
         *table[MSTX_API_CORE_MARK_A] = (mstxFuncPointer)count_mark;
     return MSTX_SUCCESS;
