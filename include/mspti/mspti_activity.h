@@ -178,7 +178,7 @@ typedef struct PACKED_ALIGNMENT {
     uint64_t timestamp;                 /**< Nanoseconds since the Unix epoch. */
     uint64_t id;                        /**< Marker id (range start and end share it); from 1. */
     msptiObjectId objectId;             /**< pt for host records, ds for device records. */
-    const char *name;                   /**< Message; "" on end and device records. Valid until the complete callback of its buffer returns (msptiExtActivityHoldBuffer() keeps it longer). */
+    const char *name;                   /**< Message; "" on end and device records. Lies in the record's buffer (past validSize): valid as long as the buffer. */
     const char *domain;                 /**< Domain name ("default" for the non-domain API); "" on end and device records. */
 } msptiActivityMarker;
 

@@ -162,16 +162,14 @@ typedef struct {
 msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats);
 
 /**
- * @brief Keeps the strings of a buffer's MARKER records valid after its complete callback.
+ * @brief Kept for clients written against it; no client needs it.
  *
- * Lifetime of the strings that records point to: kernel, API, HCCL and communication names,
- * and mstx domain names, stay valid until the process exits. The `name` of a MARKER record (the
- * mstx message) is reclaimed once no undelivered record refers to it: it stays valid at least
- * until the complete callback that hands back the record's buffer returns, then goes at any
- * time. Copy it during the callback, or call this function from inside that callback: the
- * names of `buffer` then stay valid until msptiExtActivityReleaseBuffer(buffer), for a client
- * that reads its buffers later on another thread. The buffer's memory is the client's either way.
- * While a buffer is held, names that later buffers point to are kept too: release promptly.
+ * Every string a delivered record points to stays valid, unchanged, for as long as the client
+ * keeps the buffer that holds the record: kernel, API, HCCL and communication names and mstx
+ * domain names live until the process exits, and the `name` of a MARKER record (the mstx
+ * message) is copied into the record's own buffer, past its last record (beyond `validSize`),
+ * so it goes with the buffer, whichever thread reads it and however late. A hold therefore
+ * changes nothing; it is still checked, and ended by msptiExtActivityReleaseBuffer().
  *
  * @param buffer The buffer being handed back by the complete callback this thread is running.
  * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if this thread is not running the
@@ -180,7 +178,7 @@ msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats);
 msptiResult msptiExtActivityHoldBuffer(uint8_t *buffer);
 
 /**
- * @brief Ends a hold taken by msptiExtActivityHoldBuffer(); the buffer's marker names may then go.
+ * @brief Ends a hold taken by msptiExtActivityHoldBuffer().
  * @param buffer A buffer held before (holds of the same address end in the order taken).
  * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER if `buffer` is not held.
  */
@@ -189,7 +187,7 @@ msptiResult msptiExtActivityReleaseBuffer(uint8_t *buffer);
 /** @brief Counters of the reclaimable marker names (mstx messages). */
 typedef struct {
     uint64_t live;      /**< Names cached by a recording thread (each thread caches at most 64). */
-    uint64_t retired;   /**< Names no longer cached, kept until the buffers referring to them are handed back. */
+    uint64_t retired;   /**< Names no longer cached, kept until the staged records referring to them are copied to buffers. */
     uint64_t reclaimed; /**< Names freed since the process started. */
     uint64_t bytes;     /**< Memory of live and retired names, bookkeeping included. */
 } msptiExtNameStats;

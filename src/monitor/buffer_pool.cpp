@@ -3,18 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "mspti/mspti_ext.h"
-
-// Weak, so that this library still runs on a libmspti without these extensions (there marker
-// names are never reclaimed, so nothing needs holding).
-#pragma weak msptiExtActivityHoldBuffer
-#pragma weak msptiExtActivityReleaseBuffer
-
 namespace mspti::detail {
-
-void BufferPool::hold_names(uint8_t *buffer) {
-    if (buffer != nullptr && &msptiExtActivityHoldBuffer != nullptr) msptiExtActivityHoldBuffer(buffer);
-}
 
 void BufferPool::activate(size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -58,7 +47,6 @@ uint8_t *BufferPool::acquire(size_t &size) {
 
 void BufferPool::recycle(uint8_t *buffer, size_t size) {
     if (buffer == nullptr) return;
-    if (&msptiExtActivityReleaseBuffer != nullptr) msptiExtActivityReleaseBuffer(buffer);  // see hold_names()
     std::lock_guard<std::mutex> lock(mutex_);
     if (active_ && size == size_) {
         idle_.push_back(buffer);
@@ -71,9 +59,7 @@ void BufferPool::recycle(uint8_t *buffer, size_t size) {
 void BufferPool::disown(uint8_t *buffer, size_t size) {
     (void)size;
     if (buffer == nullptr) return;
-    // A binding keeps the memory past the callbacks; the batches over it have expired, so its
-    // records' marker names are no longer read (see hold_names()).
-    if (&msptiExtActivityReleaseBuffer != nullptr) msptiExtActivityReleaseBuffer(buffer);
+    // A binding keeps the memory past the callbacks (with the marker names its records point to).
     std::lock_guard<std::mutex> lock(mutex_);
     --allocated_;
 }

@@ -21,11 +21,6 @@ public:
     void deactivate();
     /** A buffer of the current size, or nullptr (inactive or exhausted). */
     uint8_t *acquire(size_t &size);
-    /**
-     * Inside the complete callback for `buffer`: keeps the marker names its records point to
-     * valid until recycle(buffer), since the delivery thread reads them after the callback.
-     */
-    static void hold_names(uint8_t *buffer);
     /** Takes a buffer back (keeps it for reuse while active and of the current size). */
     void recycle(uint8_t *buffer, size_t size);
 

@@ -145,7 +145,6 @@ void Session::on_request(uint8_t **buffer, size_t *size, size_t *max_records) {
 
 void Session::on_complete(uint8_t *buffer, size_t size, size_t valid) {
     if (buffer == nullptr) return;
-    BufferPool::hold_names(buffer);  // records are read after we return; recycle() ends the hold
     Session &s = instance();
     {
         std::lock_guard<std::mutex> lock(s.mutex_);

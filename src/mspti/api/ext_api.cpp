@@ -91,7 +91,7 @@ msptiResult msptiExtActivityHoldBuffer(uint8_t *buffer) {
 }
 
 msptiResult msptiExtActivityReleaseBuffer(uint8_t *buffer) {
-    if (!mspti::names::release_hold(buffer))
+    if (!mspti::ActivityEngine::instance().release_hold(buffer))
         return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityReleaseBuffer: %p is not held",
                            static_cast<void *>(buffer));
     return MSPTI_SUCCESS;

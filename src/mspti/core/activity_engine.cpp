@@ -25,7 +25,6 @@ thread_local bool t_in_request = false;
 thread_local bool t_exited = false;  // this thread's staging was retired (it is ending)
 // The buffer whose complete callback this thread runs (for msptiExtActivityHoldBuffer).
 thread_local const uint8_t *t_completing_data = nullptr;
-thread_local uint64_t t_completing_seq = 0;
 
 // Staging ring size in records (power of two); MSPTI_STAGING_RECORDS overrides.
 uint32_t staging_capacity() {
@@ -141,6 +140,25 @@ void ActivityEngine::quarter_filled(ThreadStaging *s) {
     nudge();
 }
 
+void ActivityEngine::free_retired_names() {
+    // Ever-new marker names: a full drain frees those retired so far, rather than let them pile
+    // up until the worker's next round (a thread marks millions of names a second). Skipped if
+    // another thread is draining: the next new name tries again.
+    if (t_in_request || t_in_complete > 0) return;
+    std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    uint64_t names_ticket = names::seal();
+    bool blocked = drain_all(lock);
+    if (blocked)
+        names::unseal(names_ticket);
+    else
+        names::drained(names_ticket);
+    bool completed = !completed_.empty();
+    lock.unlock();
+    if (!blocked) names::reclaim();
+    if (blocked || completed) nudge();
+}
+
 void ActivityEngine::nudge() {
     // Dekker-style with the worker (both sides sequentially consistent): either the worker sees
     // work_pending_ before it sleeps, or we see it sleeping and wake it. No wake-up is lost.
@@ -208,17 +226,17 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
                 "buffer request callback returned %s buffer %p (size %zu): handed back empty, "
                 "records dropped",
                 size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
-            current_ = ClientBuffer{data, size, 0, 0};
+            current_ = fresh_buffer(data, size);
             retire_current();
             return Obtained::Declined;
         }
-        spare_.push_back(ClientBuffer{data, size, 0, 0});
+        spare_.push_back(fresh_buffer(data, size));
         delivered_cv_.notify_all();  // threads waiting at the limit may use it
         // Another consumer may have installed (and even filled) a buffer while we were unlocked:
         // keep ours for later and let the caller look again.
         if (current_.data != nullptr) return Obtained::Retry;
     }
-    current_ = spare_.back();
+    make_current(spare_.back());
     spare_.pop_back();
     if (current_.size < need) {
         retire_current();  // smaller than one record: hand it back empty
@@ -233,16 +251,57 @@ void ActivityEngine::retire_current() {
     current_ = ClientBuffer{};
 }
 
+const char *ActivityEngine::place_name(const char *name, uint8_t *out, size_t valid, size_t record_size,
+                                       size_t &names_at) {
+    const names::Node *node = names::node_of(name);
+    const uint64_t serial = node->serial;
+    NameCopy &slot = name_copies_[serial % kNameCopies];
+    const size_t bytes = node->length + 1;
+    if (names_at - valid < record_size || names_at - valid - record_size < bytes) return nullptr;
+    names_at -= bytes;
+    char *copy = reinterpret_cast<char *>(out + names_at);
+    std::memcpy(copy, reinterpret_cast<const char *>(node + 1), bytes);
+    slot = NameCopy{serial, current_number_, copy};
+    return copy;
+}
+
 namespace {
+
+// Whether a staged marker points to an interned name (which the drain copies into the buffer).
+bool has_interned_name(const unsigned char *staged) {
+    int source;
+    std::memcpy(&source, staged + offsetof(msptiActivityMarker, sourceKind), sizeof(source));
+    return (source & names::kStagedInternedName) != 0;
+}
+
+const char *staged_name(const unsigned char *staged) {
+    const char *name;
+    std::memcpy(&name, staged + offsetof(msptiActivityMarker, name), sizeof(name));
+    return name;
+}
+
+// Bytes the staged record needs at a buffer's end for its name's copy.
+size_t name_bytes(int kind, const unsigned char *staged) {
+    if (kind != MSPTI_ACTIVITY_KIND_MARKER || !has_interned_name(staged)) return 0;
+    return names::node_of(staged_name(staged))->length + 1;
+}
 
 // Copies a marker record; one staged with a raw tick gets its epoch time, never earlier than
 // the last one of its thread. The tick is read from the staged record, not the copy: a load
 // straddling the copy's wide stores could not be forwarded from them and would wait for both.
-void copy_marker(uint8_t *to, const unsigned char *staged, ThreadStaging *s, clock::TickConverter &ticks) {
+void copy_marker(uint8_t *to, const unsigned char *staged, const char *name, ThreadStaging *s,
+                 clock::TickConverter &ticks) {
     constexpr size_t at = offsetof(msptiActivityMarker, timestamp);
     uint64_t t;
     std::memcpy(&t, staged + at, sizeof(t));
     std::memcpy(to, staged, sizeof(msptiActivityMarker));  // a fixed size: no call
+    if (name != nullptr) {
+        // The copy of an interned name, placed in the buffer. Such a marker is a host one, so
+        // its sourceKind is HOST once the staging bit is gone.
+        std::memcpy(to + offsetof(msptiActivityMarker, name), &name, sizeof(name));
+        const int host = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
+        std::memcpy(to + offsetof(msptiActivityMarker, sourceKind), &host, sizeof(host));
+    }
     if (!clock::is_raw_tick(t)) return;
     t = ticks.to_epoch(t);
     if (t < s->last_marker_ns) t = s->last_marker_ns;
@@ -265,21 +324,33 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
         uint64_t tail = s->ring.read_tail();
         uint64_t head = s->ring.read_head();
         if (tail == head) return false;
-        // The buffer's fields in locals: the copies below could alias any member.
+        // The buffer's fields in locals: the copies below could alias any member. Records may
+        // use the bytes up to `names_at`, where the copied names begin.
         uint8_t *const out = current_.data;
-        const size_t capacity = current_.size;
+        size_t names_at = current_.names_at;
         size_t valid = current_.valid;
         for (; tail != head; ++tail) {
             const unsigned char *bytes = s->ring.slot(tail);
             int kind;
             std::memcpy(&kind, bytes, sizeof(kind));
             size_t size = record_size(kind);
-            if (out == nullptr || capacity - valid < size) {
+            const char *name = nullptr;  // the copy of a marker's interned name, in the buffer
+            bool fits = out != nullptr && names_at - valid >= size;
+            if (fits && kind == MSPTI_ACTIVITY_KIND_MARKER && has_interned_name(bytes)) {
+                const char *interned = staged_name(bytes);
+                name = name_copy(interned);
+                if (name == nullptr) {
+                    name = place_name(interned, out, valid, size, names_at);
+                    fits = name != nullptr;
+                }
+            }
+            if (!fits) {
                 current_.valid = valid;
+                current_.names_at = names_at;
                 s->ring.release_to(tail);
                 publish();
                 if (!may_obtain) return false;
-                Obtained obtained = obtain_buffer(lock, size);
+                Obtained obtained = obtain_buffer(lock, size + name_bytes(kind, bytes));
                 if (obtained == Obtained::AtLimit) return true;  // records stay staged
                 if (obtained == Obtained::Declined) {
                     // Declined (or too small): drop what this pass holds, counted per kind.
@@ -296,9 +367,9 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                 break;  // re-read tail and head: the lock was released
             }
             uint8_t *to = out + valid;
-            if (kind == MSPTI_ACTIVITY_KIND_MARKER && size == sizeof(msptiActivityMarker)) {
-                copy_marker(to, bytes, s, ticks_);
-            } else if (capacity - valid >= kMaxRecordSize) {
+            if (kind == MSPTI_ACTIVITY_KIND_MARKER) {
+                copy_marker(to, bytes, name, s, ticks_);
+            } else if (names_at - valid >= kMaxRecordSize) {
                 // The whole slot, a fixed size: a few stores instead of a call. The bytes past
                 // this record fall where the next one goes, or past `valid`.
                 std::memcpy(to, bytes, kMaxRecordSize);
@@ -310,6 +381,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
         }
         if (tail == head) {  // (else the buffer was handed on above)
             current_.valid = valid;
+            current_.names_at = names_at;
             s->ring.release_to(tail);
         }
         publish();
@@ -365,12 +437,9 @@ void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
         }
         ++t_in_complete;
         const uint8_t *outer_data = t_completing_data;
-        uint64_t outer_seq = t_completing_seq;
         t_completing_data = b.data;
-        t_completing_seq = b.seq;
         if (complete != nullptr) complete(b.data, b.size, b.valid);
         t_completing_data = outer_data;
-        t_completing_seq = outer_seq;
         --t_in_complete;
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         in_flight_.erase(b.seq);
@@ -418,12 +487,13 @@ void ActivityEngine::flush_all() {
             if (blocked)
                 names::unseal(names_ticket);
             else
-                names::drained(names_ticket, last_seq);
+                names::drained(names_ticket);
             if (blocked && batch.empty()) {
                 delivered_cv_.wait(lock, [this] { return buffer_available(); });
                 continue;
             }
         }
+        names::reclaim();  // frees memory: not under the consumer lock
         deliver(batch);
         if (!blocked) break;
     }
@@ -432,26 +502,20 @@ void ActivityEngine::flush_all() {
         std::unique_lock<std::mutex> lock(consumer_mutex_);
         delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
     }
-    reclaim_names();
-}
-
-uint64_t ActivityEngine::last_filled_seq() const {
-    // The current buffer gets the next sequence number when it is retired.
-    return current_.data != nullptr && current_.valid > 0 ? next_seq_ : next_seq_ - 1;
-}
-
-void ActivityEngine::reclaim_names() {
-    uint64_t through;
-    {
-        std::lock_guard<std::mutex> lock(consumer_mutex_);
-        through = next_delivery_ - 1;
-    }
-    names::reclaim(through);  // frees memory: not under the consumer lock
 }
 
 bool ActivityEngine::hold_buffer(const uint8_t *buffer) {
     if (buffer == nullptr || buffer != t_completing_data) return false;
-    names::hold(buffer, t_completing_seq);
+    std::lock_guard<std::mutex> lock(holds_mutex_);
+    holds_.insert(buffer);
+    return true;
+}
+
+bool ActivityEngine::release_hold(const uint8_t *buffer) {
+    std::lock_guard<std::mutex> lock(holds_mutex_);
+    auto it = holds_.find(buffer);
+    if (it == holds_.end()) return false;
+    holds_.erase(it);
     return true;
 }
 
@@ -527,8 +591,8 @@ void ActivityEngine::worker_main() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            // Names retired before this full drain are referenced only from buffers up to
-            // last_filled_seq() once it is done (not when it stopped at the limit).
+            // Names retired before this full drain are referenced by no staged record once it
+            // is done (not when it stopped at the limit): their records hold copies.
             uint64_t names_ticket = names::seal();
             blocked = drain_all(lock);
             // With a flush period, hand back a partly filled buffer every half period.
@@ -539,11 +603,11 @@ void ActivityEngine::worker_main() {
             if (blocked)
                 names::unseal(names_ticket);
             else
-                names::drained(names_ticket, last_filled_seq());
+                names::drained(names_ticket);
             batch = take_completed();
         }
+        names::reclaim();  // frees memory: not under the consumer lock
         deliver(batch);
-        reclaim_names();
         if (Clock::now() >= next_calibration)
             next_calibration = Clock::now() + std::chrono::milliseconds(clock::recalibrate());
 
@@ -631,7 +695,7 @@ void ActivityEngine::fork_child() {
     current_ = ClientBuffer{};
     spare_.insert(spare_.end(), completed_.begin(), completed_.end());
     completed_.clear();
-    for (ClientBuffer &b : spare_) b = ClientBuffer{b.data, b.size, 0, 0};
+    for (ClientBuffer &b : spare_) b = fresh_buffer(b.data, b.size);
     in_flight_.clear();
     // The buffers out are the ones kept above; those the parent was handing back stay its own.
     buffers_out_ = spare_.size();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/activity_kinds.h"
+#include "core/marker_names.h"
 #include "core/thread_staging.h"
 #include "mspti/mspti_activity.h"
 #include "mspti/mspti_ext.h"
@@ -85,9 +86,16 @@ public:
     // to dropped (at most as many as were delivered). Returns how many moved.
     uint64_t discard_delivered(int kind, uint64_t n);
 
-    // Inside the complete callback for `buffer`: keeps the marker names its records point to
-    // valid until names::release_hold(buffer). False if not called from that callback.
+    // msptiExtActivityHoldBuffer / ReleaseBuffer: kept for clients written against them. A
+    // buffer's names live in the buffer itself, so a hold changes nothing but is still checked:
+    // hold_buffer is false outside the complete callback for `buffer`, release_hold false for a
+    // buffer not held.
     bool hold_buffer(const uint8_t *buffer);
+    bool release_hold(const uint8_t *buffer);
+
+    // Many marker names wait for a full drain to be freed (names::many_retired): a producer that
+    // just retired one drains every ring now if no one else is draining.
+    void free_retired_names();
 
     // Stops the worker (process exit). Waits a bounded time for a delivery in progress.
     void shutdown();
@@ -102,12 +110,36 @@ public:
     void fork_child();
 
 private:
+    // Records fill a buffer from its start up to `valid`; the marker names they point to are
+    // copied to its end, from `names_at` up to `size` (docs/architecture.md, "Marker names").
     struct ClientBuffer {
         uint8_t *data = nullptr;
         size_t size = 0;
         size_t valid = 0;
         uint64_t seq = 0;
+        size_t names_at = 0;  // where the names copied so far begin (== size: none)
     };
+    static ClientBuffer fresh_buffer(uint8_t *data, size_t size) { return ClientBuffer{data, size, 0, 0, size}; }
+
+    // The copies of interned names in the current buffer, by the name's serial (names::Node):
+    // a name repeated in one buffer is copied once. Entries of earlier buffers are told apart by
+    // `buffer`, a number given to each buffer made current.
+    struct NameCopy {
+        uint64_t serial = 0;
+        uint64_t buffer = 0;
+        const char *copy = nullptr;
+    };
+    static constexpr size_t kNameCopies = 256;
+    // The copy of the interned `name` in the current buffer, if one was made (inline: a name
+    // repeated in a buffer is the common case).
+    const char *name_copy(const char *name) const {
+        const uint64_t serial = names::node_of(name)->serial;
+        const NameCopy &slot = name_copies_[serial % kNameCopies];
+        return slot.serial == serial && slot.buffer == current_number_ ? slot.copy : nullptr;
+    }
+    // Makes that copy, while the records end at `valid` and a record of `record_size` bytes must
+    // still fit; nullptr if the buffer has no room for both. `names_at` is the buffer's, updated.
+    const char *place_name(const char *name, uint8_t *out, size_t valid, size_t record_size, size_t &names_at);
 
     ActivityEngine() = default;
     ThreadStaging *register_this_thread();
@@ -132,10 +164,11 @@ private:
     std::vector<ClientBuffer> take_completed();
     void deliver(std::vector<ClientBuffer> &batch);
     void worker_main();
-    // Marker names: the last buffer that may hold records drained so far (consumer lock held),
-    // and freeing the names whose buffers are all handed back (consumer lock not held).
-    uint64_t last_filled_seq() const;
-    void reclaim_names();
+    // Makes `b` the buffer records are drained into (consumer lock held).
+    void make_current(const ClientBuffer &b) {
+        current_ = b;
+        ++current_number_;
+    }
     void start_worker();
     void start_worker_locked();  // wake_mutex_ held
     void ensure_worker() {
@@ -150,6 +183,8 @@ private:
     std::mutex consumer_mutex_;
     ThreadStaging *stagings_ = nullptr;
     ClientBuffer current_;
+    uint64_t current_number_ = 0;  // numbers each buffer made current, for name_copies_
+    NameCopy name_copies_[kNameCopies];
     clock::TickConverter ticks_;  // converts staged raw ticks (core/clock.h), under the consumer lock
     std::vector<ClientBuffer> spare_;
     std::vector<ClientBuffer> completed_;
@@ -183,6 +218,9 @@ private:
     std::atomic<bool> worker_wanted_{false};  // callbacks registered: a worker should run
     std::atomic<bool> worker_running_{false};  // false again in a forked child
     bool exit_handler_ = false;
+
+    std::mutex holds_mutex_;
+    std::multiset<const uint8_t *> holds_;
 };
 
 }  // namespace mspti

@@ -7,7 +7,6 @@
 #include <map>
 #include <mutex>
 #include <new>
-#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -18,15 +17,7 @@ namespace {
 constexpr size_t kShards =
     16;  // fork() holds them all, beside the string table's 32 (TSan tracks at most 64 held locks)
 
-// A name's header; its text follows it. Pins are guarded by the shard's mutex.
-struct Node {
-    uint32_t pins;
-    uint32_t shard;
-    size_t length;
-    char *text() { return reinterpret_cast<char *>(this + 1); }
-};
-
-Node *node_of(const char *name) { return reinterpret_cast<Node *>(const_cast<char *>(name)) - 1; }
+Node *mutable_node(const char *name) { return const_cast<Node *>(node_of(name)); }
 size_t node_bytes(size_t length) { return sizeof(Node) + length + 1; }
 
 struct Shard {
@@ -37,17 +28,14 @@ struct Shard {
 struct Batch {
     std::vector<Node *> nodes;
     bool drained = false;
-    uint64_t last_seq = 0;
 };
 
-// Retired names and client holds. Lock order: a shard's mutex, then this one.
+// Retired names. Lock order: a shard's mutex, then this one.
 struct Retired {
     std::mutex mutex;
     std::vector<Node *> unsealed;  // retired since the last seal()
     std::map<uint64_t, Batch> batches;  // by ticket
     uint64_t next_ticket = 1;
-    std::multimap<const void *, uint64_t> holds;  // buffer -> seq
-    std::multiset<uint64_t> held_seqs;
 };
 
 // Leaked on purpose: records may be read while the process exits.
@@ -61,6 +49,9 @@ Retired &retired() {
 }
 
 std::atomic<uint64_t> g_live{0}, g_retired{0}, g_reclaimed{0}, g_bytes{0};
+std::atomic<uint64_t> g_next_serial{1};
+std::atomic<uint64_t> g_unsealed{0};  // names retired since the last seal()
+constexpr uint64_t kManyRetired = 4096;
 
 }  // namespace
 
@@ -76,7 +67,8 @@ const char *acquire(const char *text, size_t length) {
     }
     void *memory = std::malloc(node_bytes(length));
     if (memory == nullptr) throw std::bad_alloc();
-    Node *node = new (memory) Node{1, static_cast<uint32_t>(index), length};
+    Node *node = new (memory)
+        Node{g_next_serial.fetch_add(1, std::memory_order_relaxed), 1, static_cast<uint32_t>(index), length};
     std::memcpy(node->text(), text, length);
     node->text()[length] = '\0';
     shard.names.emplace(std::string_view(node->text(), length), node);
@@ -87,7 +79,7 @@ const char *acquire(const char *text, size_t length) {
 
 void release(const char *name) {
     if (name == nullptr) return;
-    Node *node = node_of(name);
+    Node *node = mutable_node(name);
     Shard &shard = shards()[node->shard];
     std::lock_guard<std::mutex> lock(shard.mutex);
     if (--node->pins != 0) return;
@@ -98,7 +90,10 @@ void release(const char *name) {
     Retired &r = retired();
     std::lock_guard<std::mutex> retire_lock(r.mutex);
     r.unsealed.push_back(node);
+    g_unsealed.store(r.unsealed.size(), std::memory_order_relaxed);
 }
+
+bool many_retired() { return g_unsealed.load(std::memory_order_relaxed) > kManyRetired; }
 
 uint64_t seal() {
     Retired &r = retired();
@@ -106,17 +101,16 @@ uint64_t seal() {
     if (r.unsealed.empty()) return 0;
     uint64_t ticket = r.next_ticket++;
     r.batches[ticket].nodes.swap(r.unsealed);
+    g_unsealed.store(0, std::memory_order_relaxed);
     return ticket;
 }
 
-void drained(uint64_t ticket, uint64_t last_seq) {
+void drained(uint64_t ticket) {
     if (ticket == 0) return;
     Retired &r = retired();
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.batches.find(ticket);
-    if (it == r.batches.end()) return;
-    it->second.drained = true;
-    it->second.last_seq = last_seq;
+    if (it != r.batches.end()) it->second.drained = true;
 }
 
 void fork_prepare() {
@@ -139,18 +133,17 @@ void unseal(uint64_t ticket) {
     if (it == r.batches.end()) return;
     r.unsealed.insert(r.unsealed.end(), it->second.nodes.begin(), it->second.nodes.end());
     r.batches.erase(it);
+    g_unsealed.store(r.unsealed.size(), std::memory_order_relaxed);
 }
 
-void reclaim(uint64_t delivered_through) {
+void reclaim() {
     std::vector<Node *> dead;
     {
         Retired &r = retired();
         std::lock_guard<std::mutex> lock(r.mutex);
         if (r.batches.empty()) return;
-        uint64_t safe = delivered_through;
-        if (!r.held_seqs.empty() && *r.held_seqs.begin() <= safe) safe = *r.held_seqs.begin() - 1;
         for (auto it = r.batches.begin(); it != r.batches.end();) {
-            if (it->second.drained && it->second.last_seq <= safe) {
+            if (it->second.drained) {
                 if (dead.empty())
                     dead.swap(it->second.nodes);
                 else
@@ -170,23 +163,6 @@ void reclaim(uint64_t delivered_through) {
     g_retired.fetch_sub(dead.size(), std::memory_order_relaxed);
     g_reclaimed.fetch_add(dead.size(), std::memory_order_relaxed);
     g_bytes.fetch_sub(bytes, std::memory_order_relaxed);
-}
-
-void hold(const void *buffer, uint64_t seq) {
-    Retired &r = retired();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    r.holds.emplace(buffer, seq);
-    r.held_seqs.insert(seq);
-}
-
-bool release_hold(const void *buffer) {
-    Retired &r = retired();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    auto it = r.holds.find(buffer);
-    if (it == r.holds.end()) return false;
-    r.held_seqs.erase(r.held_seqs.find(it->second));
-    r.holds.erase(it);
-    return true;
 }
 
 Stats stats() {

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "core/activity_engine.h"
+#include "core/marker_names.h"
 #include "mstx/marker_domains.h"
 #include "mstx/open_ranges.h"
 
@@ -45,14 +46,16 @@ inline bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag f
     return stream == nullptr || trace_on_device(stream, id, flag);
 }
 
+// `interned`: kStagedInternedName when `name` came from the thread's name cache (the drain
+// copies it into the client buffer), else 0 (a name that lives as long as the process).
 inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
-                              const char *domain) {
+                              const char *domain, int interned) {
     void *slot = ActivityEngine::reserve(s, kMarker);
     if (slot == nullptr) return;
     auto *m = static_cast<msptiActivityMarker *>(slot);
     m->kind = MSPTI_ACTIVITY_KIND_MARKER;
     m->flag = flag;
-    m->sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
+    m->sourceKind = static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | interned);
     m->timestamp = s->markers.timestamp();
     m->id = id;
     m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
@@ -79,7 +82,7 @@ inline void mark_in(const char *domain_name, const char *message, aclrtStream st
     msptiActivityFlag flag = stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE
                                                : MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
     if (!trace_on_stream(stream, id, flag)) return;
-    write_host_marker(s, flag, id, name, domain_name);
+    write_host_marker(s, flag, id, name, domain_name, names::kStagedInternedName);
 }
 
 mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
@@ -97,7 +100,7 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
         log(LogLevel::Warning, "mstx: too many open ranges; the end of range %llu will be lost",
             static_cast<unsigned long long>(id));
     }
-    write_host_marker(s, flag, id, name, domain_name);
+    write_host_marker(s, flag, id, name, domain_name, names::kStagedInternedName);
     return id;
 }
 
@@ -115,7 +118,7 @@ void end_range(mstxRangeId id, bool record) {
     msptiActivityFlag flag =
         stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_END;
     if (!trace_on_stream(stream, id, flag)) return;
-    write_host_marker(s, flag, id, "", "");
+    write_host_marker(s, flag, id, "", "", 0);
 }
 
 }  // namespace
@@ -141,7 +144,8 @@ void mark(const char *message, aclrtStream stream) {
             auto *m = static_cast<msptiActivityMarker *>(slot);
             m->kind = MSPTI_ACTIVITY_KIND_MARKER;
             m->flag = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
-            m->sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_HOST;
+            m->sourceKind =
+                static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName);
             m->timestamp = s->markers.timestamp();
             m->id = s->markers.take_id();
             m->objectId.pt.processId = static_cast<uint32_t>(s->pid);

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "core/activity_engine.h"
 #include "core/marker_names.h"
 
 namespace mspti::mstx {
@@ -33,6 +34,7 @@ const char *ThreadMarkers::intern_slow(Entry &entry, const char *message) {
     entry.key = message;
     entry.interned = names::acquire(message, length);
     names::release(previous);
+    if (__builtin_expect(names::many_retired(), 0)) ActivityEngine::instance().free_retired_names();
     return entry.interned;
 }
 
