@@ -232,6 +232,7 @@ namespace mspti::detail {{
     for e in S.ENUMS:
         for n, _, _ in e.values:
             out.append(f"static_assert(static_cast<int>({e.name}::{n}) == static_cast<int>({n}));")
+    out += string_fields_lookup()
     out.append("\n// The table's layouts are msPTI's (include/mspti/mspti_activity.h).")
     for r in C_RECORDS:
         out.append(f"static_assert(sizeof({r.c_struct}) == {r.size}, \"{r.c_struct}: size\");")
@@ -377,22 +378,29 @@ def string_fields(r):
     return [f for f in r.fields if base(f) == "str"]
 
 
-def gen_java_string_fields():
-    out = [f"// {HEADER}\n// The string fields of each kind's C record, which org.mspti.RecordRun reads as indices into\n"
-           "// a per-buffer table of Java Strings (java_record_runs.h).\n#pragma once\n\n#include <cstddef>\n\n"
-           "namespace mspti_java {\n",
-           f"/** Offsets of a record's `const char *` fields, in the order of the record class's fields. */",
+def string_fields_lookup():
+    """C++: struct StringFields and string_fields(kind), the `const char *` fields of each kind's record."""
+    out = [f"/** Offsets of a record's `const char *` fields, in the order of the record class's fields. */",
            f"struct StringFields {{\n    int count;\n    size_t offsets[{RECORD_STRINGS}];\n}};\n",
            "/** The string fields of records of `kind` (a msptiActivityKind value); NULL for kinds without a record class. */",
            "inline const StringFields *string_fields(int kind) {\n    switch (kind) {"]
     for r in C_RECORDS:
         strs = string_fields(r)
-        assert len(strs) <= RECORD_STRINGS, "java_record_runs.h reads 3 strings per record"
+        assert len(strs) <= RECORD_STRINGS, "StringFields holds 3 strings per record"
         kv = dict((n, v) for n, v, _ in ENUMS["MsptiActivityKind"].values)[kind_const(r.kind)]
         offs = ", ".join(str(f.off) for f in strs)
         out.append(f"    case {kv}: {{  // {r.kind}\n        static constexpr StringFields f{{{len(strs)}, {{{offs}}}}};\n"
                    "        return &f;\n    }")
-    out.append("    default:\n        return nullptr;\n    }\n}\n\n}  // namespace mspti_java\n")
+    out.append("    default:\n        return nullptr;\n    }\n}\n")
+    return out
+
+
+def gen_java_string_fields():
+    out = [f"// {HEADER}\n// The string fields of each kind's C record, which org.mspti.RecordRun reads as indices into\n"
+           "// a per-buffer table of Java Strings (java_record_runs.h).\n#pragma once\n\n#include <cstddef>\n\n"
+           "namespace mspti_java {\n"]
+    out += string_fields_lookup()
+    out.append("}  // namespace mspti_java\n")
     return "\n".join(out)
 
 
@@ -893,8 +901,14 @@ public abstract class RecordBatchLayouts {{
         for col in c_columns(r):
             out.append(f"        /** {col[5]}: {javadoc(column_doc(r, col))} */\n"
                        f"        public static final int {upper(col[0])} = {col[3]};")
+        strs = ", ".join(str(col[3]) for col in c_columns(r) if col[5] == "const char *")
+        out.append(f"        static final int[] STRINGS = {{{strs}}};")
         out.append("    }\n")
-    out.append("}\n")
+    out.append("    /** Offsets of the string fields of `kind`'s record (empty for kinds not listed). */\n"
+               "    static int[] stringOffsets(MsptiActivityKind kind) {")
+    for r in C_RECORDS:
+        out.append(f"        if (kind == MsptiActivityKind.{kind_const(r.kind)}) return {short(r)}.STRINGS;")
+    out.append("        return new int[0];\n    }\n}\n")
     return "\n".join(out)
 
 

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mspti/monitor_records.h"
 
@@ -22,8 +23,9 @@ namespace mspti {
  * @brief A block of records of one kind, as laid out by msPTI (packed structs, see mspti_activity.h).
  *
  * A read-only view valid only during the batch callback. String fields are pointers to
- * NUL-terminated strings owned by the library: a marker's name (the mstx message) is valid during
- * the callback only (it is reclaimed once delivered); the other strings until the process exits.
+ * NUL-terminated strings: a marker's name (the mstx message) lies in the library's buffer beside
+ * its record, so it is valid during the callback only; keep a RecordBatchCopy made during the
+ * callback to read records and their strings later.
  */
 struct RecordBatch {
     MsptiActivityKind kind = MsptiActivityKind::MSPTI_ACTIVITY_KIND_INVALID; /**< Kind of every record. */
@@ -33,6 +35,33 @@ struct RecordBatch {
     /** @brief Bytes covered by the batch. */
     size_t size_bytes() const { return count * stride; }
 };
+
+#ifndef SWIG  // C++ only: Python and Java copy batches their own way (numpy, RecordBatch.snapshot)
+/**
+ * @brief An owned copy of a RecordBatch: the records, and every string they point to, copied
+ *        when it is made (during the batch callback). batch() views the copy, whose string fields
+ *        point into it, so it stays valid for as long as the RecordBatchCopy lives.
+ */
+class RecordBatchCopy {
+public:
+    /** @brief Copies `batch` and its strings; call it during the batch callback. */
+    explicit RecordBatchCopy(const RecordBatch &batch);
+    RecordBatchCopy(const RecordBatchCopy &other);
+    RecordBatchCopy &operator=(const RecordBatchCopy &other);
+    RecordBatchCopy(RecordBatchCopy &&) noexcept = default;
+    RecordBatchCopy &operator=(RecordBatchCopy &&) noexcept = default;
+
+    /** @brief The copied records (with the original kind, count and stride). */
+    const RecordBatch &batch() const { return view_; }
+
+private:
+    void repoint(const char *old_strings);
+    // Vectors, not strings: a moved vector keeps its storage, so the records' pointers stay right.
+    std::vector<char> records_;  // the records' bytes (operator new's alignment, enough for them)
+    std::vector<char> strings_;  // every distinct string once, NUL-terminated
+    RecordBatch view_;
+};
+#endif
 
 /** @brief Counters of one monitor since it was created. */
 struct MonitorStats {

@@ -316,3 +316,67 @@ TEST(MstxMonitor, BatchCallbackSeesZeroCopyViewsInMsptisLayout) {
     ASSERT_EQ(marks.size(), n);
     for (size_t i = 0; i < n; ++i) EXPECT_EQ(batch.ids[i], marks[i].id);
 }
+
+namespace {
+
+class BatchKeeper : public mspti::BatchCallback {
+public:
+    void on_batch(const mspti::RecordBatch &batch) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        copies_.emplace_back(batch);
+    }
+    std::vector<mspti::RecordBatchCopy> take() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::move(copies_);
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<mspti::RecordBatchCopy> copies_;
+};
+
+}  // namespace
+
+// Records and batch copies kept past their callbacks still hold the marked names after later
+// flushes have reused the library's buffers (ten rounds of unique names, each flushed).
+TEST(MstxMonitor, RecordsAndBatchCopiesKeptPastTheCallbackKeepTheirNames) {
+    MstxCollector records;
+    BatchKeeper batches;
+    mspti::MstxMonitor per_record, per_batch;
+    ASSERT_EQ(per_record.start(&records, &records), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(per_batch.start_batch(&batches), MsptiResult::MSPTI_SUCCESS);
+    std::vector<std::string> expected;
+    char name[64];
+    for (int round = 0; round < 10; ++round) {
+        for (int i = 0; i < 5000; ++i) {
+            std::snprintf(name, sizeof(name), "round %d name %d", round, i);
+            mstxMarkA(name, nullptr);
+            expected.emplace_back(name);
+        }
+        ASSERT_EQ(mspti::MstxMonitor::flush_all(), MsptiResult::MSPTI_SUCCESS);
+    }
+    ASSERT_EQ(per_record.stop(), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(per_batch.stop(), MsptiResult::MSPTI_SUCCESS);
+    std::vector<std::string> from_records;
+    for (const mspti::MarkerData &m : records.marks()) from_records.push_back(m.name);
+    EXPECT_EQ(from_records, expected);
+
+    std::vector<mspti::RecordBatchCopy> copies = batches.take();
+    // Copies and moves keep their own strings.
+    std::vector<mspti::RecordBatchCopy> copied(copies.begin(), copies.end());
+    copies.clear();
+    std::vector<std::string> from_batches;
+    for (const mspti::RecordBatchCopy &copy : copied) {
+        const mspti::RecordBatch &b = copy.batch();
+        ASSERT_EQ(b.kind, MsptiActivityKind::MSPTI_ACTIVITY_KIND_MARKER);
+        for (size_t i = 0; i < b.count; ++i) {
+            msptiActivityMarker m;
+            std::memcpy(&m, static_cast<const char *>(b.data) + i * b.stride, sizeof(m));
+            const char *marked = m.name;  // (a packed field binds to no reference)
+            from_batches.emplace_back(marked);
+            const char *domain = m.domain;
+            EXPECT_STREQ(domain, "default");
+        }
+    }
+    EXPECT_EQ(from_batches, expected);
+}
