@@ -6,16 +6,15 @@ monitor's kind (:data:`DTYPES`); without numpy it is a ``memoryview`` of the raw
 it is valid **only during the call**: used afterwards it raises ValueError (it never reads memory
 the library reuses); keep ``batch.copy()`` (or ``bytes(batch)``) made during the call instead.
 
-String fields (``name``, ``type``, ``domain``, ...) hold addresses of NUL-terminated strings the
-library owns; :func:`resolve_string` and :func:`strings` read them. A marker's ``name`` (the mstx
-message) is reclaimed once delivered, so read it **during the call**; the other strings live as
-long as the process.
+String fields (``name``, ``type``, ``domain``, ...) hold addresses of NUL-terminated strings;
+:func:`resolve_string` and :func:`strings` read them, **during the call**. A marker's ``name`` (the
+mstx message) lies in the same buffer as its record, so it goes with the buffer when the call
+returns, and its address may hold another name later: nothing is cached by address.
 For a marker record, ``process_id``/``thread_id`` (host) and ``device_id``/``stream_id`` (device)
 overlay the same 8 bytes, as msPTI's objectId union does.
 """
 
 import ctypes
-import functools
 
 try:
     import numpy as _np
@@ -42,16 +41,26 @@ globals().update({name: DTYPES.get(kind) for kind, name in DTYPE_NAMES.items()})
 _DTYPE_BY_VALUE = {kind.value: dtype for kind, dtype in DTYPES.items()}  # the native side passes ints
 
 
-@functools.lru_cache(maxsize=65536)
 def resolve_string(address):
-    """The string at a library-owned address from a batch's string field ('' for 0/NULL)."""
+    """The string at an address read from a live batch's string field ('' for 0/NULL).
+
+    Invalid UTF-8 (a C program may mark any bytes) is decoded with U+FFFD in place of bad bytes."""
     address = int(address)
     return ctypes.string_at(address).decode("utf-8", "replace") if address else ""
 
 
 def strings(batch, field):
-    """The strings of ``field`` for every record of ``batch``, as a list of str."""
-    return [resolve_string(a) for a in batch[field].tolist()]
+    """The strings of ``field`` for every record of ``batch`` (read during its callback), as a list of str.
+
+    Repeated addresses within the one batch are read once: inside a batch an address names one text."""
+    seen = {}
+    out = []
+    for address in batch[field].tolist():
+        text = seen.get(address)
+        if text is None:
+            text = seen[address] = resolve_string(address)
+        out.append(text)
+    return out
 
 
 def make_batch(kind, view, count):

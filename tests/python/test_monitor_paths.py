@@ -37,15 +37,16 @@ def test_resolve_string_reads_library_strings_and_null():
     seen = []
 
     def on_batch(b):
-        seen.extend((int(a), batch.resolve_string(a)) for a in b["name"].tolist())
+        seen.extend((int(a), batch.resolve_string(a), batch.resolve_string(a)) for a in b["name"])  # numpy integers too
+        seen.extend((int(a), batch.resolve_string(a), batch.resolve_string(int(a))) for a in b["name"].tolist())
 
     m = MstxMonitor()
     assert m.start_batch(on_batch) == OK
     mstx.mark("resolved")
     m.stop()
-    assert len(seen) == 1 and seen[0][0] != 0 and seen[0][1] == "resolved"
+    assert len(seen) == 2 and seen[0][0] != 0 and seen[0] == seen[1]
+    assert seen[0][1:] == ("resolved", "resolved")
     assert batch.resolve_string(0) == ""
-    assert batch.resolve_string(np.uint64(seen[0][0])) == "resolved"  # numpy integers too
 
 
 def test_kernel_start_batch_matches_the_record_callback():
