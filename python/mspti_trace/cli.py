@@ -16,6 +16,8 @@ import subprocess
 import sys
 import time
 
+from . import text
+
 KINDS = ("kernel", "api", "hccl", "communication", "marker", "memory", "memcpy", "memset")
 SUBCOMMANDS = ("merge", "summary", "report")
 
@@ -82,7 +84,10 @@ def _subcommand(name, argv):
             raise
         print(f"mspti-trace: '{name}' is not available in this installation", file=sys.stderr)
         return 2
-    return module.main(argv)
+    try:
+        return module.main(argv)
+    finally:
+        text.warn_once()
 
 
 def _exit_code(returncode):
@@ -161,6 +166,7 @@ def _end_of_run_summary(out):
             hook(out)
         except Exception as e:  # the trace files are written; a summary failure must not hide the exit code
             print(f"mspti-trace: summary failed: {e}", file=sys.stderr)
+        text.warn_once()
 
 
 def main(argv=None, lib_dir=None):

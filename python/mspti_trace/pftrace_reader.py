@@ -16,6 +16,8 @@ import sqlite3
 import struct
 from collections import defaultdict
 
+from .text import text as _text
+
 # TracePacket / TrackDescriptor / TrackEvent / InternedData field numbers (perfetto protos).
 _PACKET = 1
 _TIMESTAMP, _SEQ_ID, _TRACK_EVENT, _INTERNED, _SEQ_FLAGS, _TRACK_DESC = 8, 10, 11, 12, 13, 60
@@ -132,18 +134,18 @@ def _track(desc):
     t = {"uuid": m[1][0], "parent": m[5][0] if 5 in m else None, "name": None, "kind": "track",
          "pid": None, "tid": None, "counter": None}
     if 2 in m:
-        t["name"] = m[2][0].decode()
+        t["name"] = _text(m[2][0])
     if 3 in m:
         pd = message(m[3][0])
         t["kind"] = "process"
         t["pid"] = pd[1][0] if 1 in pd else None
-        t["name"] = pd[6][0].decode() if 6 in pd else t["name"]
+        t["name"] = _text(pd[6][0]) if 6 in pd else t["name"]
     if 4 in m:
         th = message(m[4][0])
         t["kind"] = "thread"
         t["pid"] = th[1][0] if 1 in th else None
         t["tid"] = th[2][0] if 2 in th else None
-        t["name"] = th[5][0].decode() if 5 in th else t["name"]
+        t["name"] = _text(th[5][0]) if 5 in th else t["name"]
     if 8 in m:
         cd = message(m[8][0])
         t["kind"] = "counter"
@@ -158,7 +160,7 @@ def _annotation(buf, names):
         if name is None:
             raise ValueError(f"debug annotation name iid {m[1][0]} was never interned")
     else:
-        name = m[10][0].decode()
+        name = _text(m[10][0])
     if 3 in m:
         value = m[3][0]
     elif 4 in m:
@@ -166,7 +168,7 @@ def _annotation(buf, names):
     elif 5 in m:
         value = struct.unpack("<d", struct.pack("<Q", m[5][0]))[0]
     elif 6 in m:
-        value = m[6][0].decode()
+        value = _text(m[6][0])
     elif 2 in m:
         value = bool(m[2][0])
     else:
@@ -198,7 +200,7 @@ def load_pftrace(path_or_bytes, strict=False):
             for num, table in ((2, "names"), (1, "cats"), (3, "anns")):
                 for entry in idata.get(num, []):
                     e = message(entry)
-                    st[table][e[1][0]] = e[2][0].decode()
+                    st[table][e[1][0]] = _text(e[2][0])
         if _TRACK_DESC in p:
             t = _track(p[_TRACK_DESC][0])
             trace.tracks[t["uuid"]] = t
@@ -215,12 +217,12 @@ def load_pftrace(path_or_bytes, strict=False):
                 if ev["name"] is None:
                     raise ValueError(f"event name iid {te[10][0]} was never interned")
             elif 23 in te:
-                ev["name"] = te[23][0].decode()
+                ev["name"] = _text(te[23][0])
             for iid in te.get(3, []):
                 if iid not in st["cats"]:
                     raise ValueError(f"category iid {iid} was never interned")
                 ev["categories"].append(st["cats"][iid])
-            ev["categories"] += [c.decode() for c in te.get(22, [])]
+            ev["categories"] += [_text(c) for c in te.get(22, [])]
             for blob in te.get(4, []):
                 k, v = _annotation(blob, st["anns"])
                 ev["args"][k] = v
@@ -279,9 +281,9 @@ def flows(trace):
 def load_json(path):
     """The Chrome trace-event JSON as a dict; a file cut short (killed writer) is closed first."""
     opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
+    with opener(path, "rb") as f:
         try:
-            text = f.read()
+            text = _text(f.read())  # bad bytes (a foreign or damaged file) become U+FFFD, counted
         except EOFError:  # gzip stream without its end: read what inflates
             text = None
     if text is None:
@@ -303,9 +305,11 @@ def _read_partial_gzip(path):
     with open(path, "rb") as f:
         raw = f.read()
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    return d.decompress(raw).decode("utf-8", errors="replace")
+    return _text(d.decompress(raw))
 
 
 def open_sqlite(path):
-    """A read-only connection to a trace database."""
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    """A read-only connection to a trace database; text that is not valid UTF-8 reads with U+FFFD (counted)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.text_factory = _text
+    return db

@@ -10,6 +10,7 @@ import sqlite3
 import struct
 
 from . import pftrace_reader
+from .text import text as _text
 from .model import (API_CATEGORIES, COLLECTIVE_CATEGORIES, MARKER, Process, Slice, base_row,
                     parse_name)
 
@@ -134,13 +135,13 @@ def _annotations(blobs, names):
             if num == 1:
                 name = names.get(v)
             elif num == 10:
-                name = v.decode()
+                name = _text(v)
             elif num in (3, 4):
                 value = v - (1 << 64) if num == 4 and v >= 1 << 63 else v
             elif num == 5:
                 value = struct.unpack("<d", struct.pack("<Q", v))[0]
             elif num == 6:
-                value = v.decode()
+                value = _text(v)
         if name is not None:
             args[name] = value
     return args
@@ -158,12 +159,12 @@ def _pftrace_tracks(desc, tracks):
         elif num == 5:
             t["parent"] = v
         elif num == 2:
-            t["name"] = v.decode()
+            t["name"] = _text(v)
         elif num in (3, 4):  # process (name 6) or thread (name 5) descriptor
             t["kind"] = "process" if num == 3 else "thread"
             for n2, v2 in _msg(v):
                 if (num == 3 and n2 == 6) or (num == 4 and n2 == 5):
-                    t["name"] = v2.decode()
+                    t["name"] = _text(v2)
     if uuid is not None:
         tracks[uuid] = t
 
@@ -264,10 +265,10 @@ def _event_fields(data, p, te_end, st, uuids, kind, track, name, cat):
             if key == 4:
                 anns.append(data[p:q])
             elif key == 23:
-                name = data[p:q].decode()
+                name = _text(data[p:q])
             elif key == 22:
                 if not cat:
-                    cat = data[p:q].decode()
+                    cat = _text(data[p:q])
             p = q
         elif wt == 1:
             p += 8
@@ -414,7 +415,7 @@ def _scan_pftrace(data):
                                 if n2 == 1:
                                     iid = v2
                                 elif n2 == 2:
-                                    name = v2.decode()
+                                    name = _text(v2)
                             st[{2: 0, 1: 1, 3: 2}[num]][iid] = name
             if desc is not None:
                 _pftrace_tracks(desc, tracks)

@@ -209,9 +209,9 @@ def write(directory, out=sys.stdout, limit=0):
     run = load_dir(directory)
     scopes = summarize(run)
     text = render_text(run, scopes)
-    with open(os.path.join(directory, "summary.txt"), "w") as f:
+    with open(os.path.join(directory, "summary.txt"), "w", encoding="utf-8") as f:
         f.write(text)
-    with open(os.path.join(directory, "summary.csv"), "w") as f:
+    with open(os.path.join(directory, "summary.csv"), "w", encoding="utf-8", newline="") as f:
         f.write(render_csv(scopes))
     out.write(render_text(run, scopes, limit) if limit else text)
     out.flush()

@@ -181,7 +181,13 @@ void Writer::window(bool final) {
         msptiActivity *rec = nullptr;
         while (msptiActivityGetNextRecord(buffer, valid, &rec) == MSPTI_SUCCESS && rec != nullptr) {
             Record &r = pending_.emplace_back(Record::kUnset);  // decoded in place
-            if (!r.assign(rec, seq_++)) pending_.pop_back();
+            if (!r.assign(rec, seq_++)) {
+                pending_.pop_back();
+            } else if (r.kind() == MSPTI_ACTIVITY_KIND_MARKER) {
+                // The buffer goes back below, before the record is written: keep its names.
+                r.u.marker.name = names_.keep(r.u.marker.name);
+                r.u.marker.domain = names_.keep(r.u.marker.domain);
+            }
         }
     }
     {
@@ -247,6 +253,11 @@ void Writer::run() {
             if (signalled_.load()) msptiActivityFlushAll(1);  // the handler's thread cannot
             window(true);
             if (sink_ != nullptr) sink_->close();
+            if (names_.escaped() != 0)
+                std::fprintf(stderr,
+                             "mspti-trace: %llu marker names of pid %u were not valid UTF-8; "
+                             "written with \\xNN in place of each bad byte\n",
+                             static_cast<unsigned long long>(names_.escaped()), pid_);
             {
                 std::lock_guard<std::mutex> lock(queue_mutex_);
                 finished_ = true;

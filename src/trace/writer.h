@@ -18,6 +18,7 @@
 #include "filter.h"
 #include "record.h"
 #include "sink.h"
+#include "stable_names.h"
 #include "timeline.h"
 
 namespace mspti_trace {
@@ -72,6 +73,7 @@ private:
     std::vector<size_t> bounds_;
     uint64_t seq_ = 0;
     Filter filter_;
+    StableNames names_;
     std::unique_ptr<Sink> sink_;
     std::unique_ptr<Timeline> timeline_;
     bool sink_failed_ = false;
