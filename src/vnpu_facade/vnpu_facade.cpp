@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -168,41 +169,59 @@ void launch(const char *name, aclnnStatus phase1, const uint64_t *workspace_size
     check(name, fn(ws, workspace_size, executor, stream));
 }
 
-// Device memory that queued work may still use: freed after the device's next synchronisation,
-// or once 64 frees are pending on a device.
+// Device memory that queued work may still use: freed by a synchronisation of its device that began
+// after the free (work that used it was queued before the last reference went, so that
+// synchronisation waited for it), or once 64 frees are pending on a device. Each free gets a sequence
+// number; a synchronisation only releases the frees numbered before its start, so one thread's
+// synchronisation never frees memory that another thread's work, queued meanwhile, still uses.
 constexpr size_t kMaxDeferred = 64;
-std::mutex g_deferred_mutex;
-std::vector<std::vector<void *>> &deferred() {
-    static auto *lists = new std::vector<std::vector<void *>>;  // for the process
-    return *lists;
+struct DeferredFrees {
+    std::mutex mutex;
+    uint64_t next = 0;  // sequence number of the next free
+    std::deque<std::pair<uint64_t, void *>> pending;  // in sequence order
+};
+DeferredFrees &deferred(int device) {
+    static auto *lists = new std::vector<DeferredFrees>(static_cast<size_t>(std::max(device_count(), 1)));
+    return (*lists)[static_cast<size_t>(device)];  // device was checked against device_count()
 }
 
-void release_deferred(int device) {
+/** The sequence number that a synchronisation starting now may release up to (exclusive). */
+uint64_t deferred_mark(int device) {
+    DeferredFrees &d = deferred(device);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    return d.next;
+}
+
+void release_deferred(int device, uint64_t before) {
     std::vector<void *> pointers;
     {
-        std::lock_guard<std::mutex> lock(g_deferred_mutex);
-        if (deferred().size() > static_cast<size_t>(device)) pointers.swap(deferred()[static_cast<size_t>(device)]);
+        DeferredFrees &d = deferred(device);
+        std::lock_guard<std::mutex> lock(d.mutex);
+        while (!d.pending.empty() && d.pending.front().first < before) {
+            pointers.push_back(d.pending.front().second);
+            d.pending.pop_front();
+        }
     }
     for (void *p : pointers) aclrtFree(p);
 }
 
 /** Synchronises `device` from this thread, keeping the thread's current device. */
 void synchronize_device(int device) {
+    const uint64_t mark = deferred_mark(device);
     {
         DeviceScope scope(device);
         check("aclrtSynchronizeDevice", aclrtSynchronizeDevice());
     }
-    release_deferred(device);
+    release_deferred(device, mark);
 }
 
 void defer_free(int device, void *p) {
     bool flush = false;
     {
-        std::lock_guard<std::mutex> lock(g_deferred_mutex);
-        if (deferred().size() <= static_cast<size_t>(device)) deferred().resize(static_cast<size_t>(device) + 1);
-        auto &list = deferred()[static_cast<size_t>(device)];
-        list.push_back(p);
-        flush = list.size() >= kMaxDeferred;
+        DeferredFrees &d = deferred(device);
+        std::lock_guard<std::mutex> lock(d.mutex);
+        d.pending.emplace_back(d.next++, p);
+        flush = d.pending.size() >= kMaxDeferred;
     }
     if (flush) {
         try {
