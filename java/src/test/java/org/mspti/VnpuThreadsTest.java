@@ -13,8 +13,8 @@ import org.mspti.vnpu.Vnpu;
 /**
  * The virtual NPU from 8 Java threads at once: matmul, add and host copies on each thread's own tensors,
  * each thread on its own stream, then all on shared streams (one explicit stream and the default stream).
- * Tensors are let go with work still queued on them, so the garbage collector frees them on its own
- * threads meanwhile. Every result is compared with the same arithmetic done in Java.
+ * Tensors are deleted with work still queued on them (the others are left to the garbage collector,
+ * which frees them on its own threads). Every result is compared with the same arithmetic done in Java.
  */
 class VnpuThreadsTest {
     private static final int THREADS = 8;
@@ -55,7 +55,9 @@ class VnpuThreadsTest {
                     while (System.nanoTime() < deadline) {
                         Tensor ta = new Tensor(a, shape, 0);
                         Tensor tb = new Tensor(b, shape, 0);
-                        Tensor d = Vnpu.add(Vnpu.matmul(ta, tb, stream), ta, stream);
+                        Tensor c = Vnpu.matmul(ta, tb, stream);
+                        Tensor d = Vnpu.add(c, ta, stream);
+                        c.delete();  // released at once (not by the GC) with the add still queued on it
                         if (steps[index] % 2 == 0) {
                             float[] got = d.toHost();
                             if (!java.util.Arrays.equals(want, got)) {
@@ -63,6 +65,9 @@ class VnpuThreadsTest {
                                 return;
                             }
                         }
+                        ta.delete();  // every other step with work still queued on them
+                        tb.delete();
+                        d.delete();
                         steps[index]++;
                     }
                 } catch (RuntimeException e) {
