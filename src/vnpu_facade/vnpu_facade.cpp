@@ -21,13 +21,23 @@
 
 namespace vnpu::api {
 
-CallError::CallError(const std::string &function, long code)
-    : std::runtime_error(function + " failed with code " + std::to_string(code)), function_(function), code_(code) {}
+CallError::CallError(const std::string &function, long code, const std::string &detail)
+    : std::runtime_error(function + " failed with code " + std::to_string(code) +
+                         (detail.empty() ? "" : ": " + detail)),
+      function_(function),
+      code_(code) {}
 
 namespace {
 
 void check(const char *what, long code) {
     if (code != 0) throw CallError(what, code);
+}
+
+/** For synchronisations: a failed task (a collective) left its message for aclGetRecentErrMsg. */
+void check_sync(const char *what, long code) {
+    if (code == 0) return;
+    const char *why = aclGetRecentErrMsg();
+    throw CallError(what, code, why != nullptr ? why : "");
 }
 
 int resolve_device(int device) {
@@ -210,7 +220,7 @@ void synchronize_device(int device) {
     const uint64_t mark = deferred_mark(device);
     {
         DeviceScope scope(device);
-        check("aclrtSynchronizeDevice", aclrtSynchronizeDevice());
+        check_sync("aclrtSynchronizeDevice", aclrtSynchronizeDevice());
     }
     release_deferred(device, mark);
 }
@@ -345,7 +355,7 @@ Stream Stream::default_stream(int device) {
     return Stream(slot);
 }
 
-void Stream::synchronize() const { check("aclrtSynchronizeStream", aclrtSynchronizeStream(impl_->handle)); }
+void Stream::synchronize() const { check_sync("aclrtSynchronizeStream", aclrtSynchronizeStream(impl_->handle)); }
 int Stream::device() const { return impl_->device; }
 int Stream::id() const { return impl_->id; }
 int64_t Stream::handle() const { return static_cast<int64_t>(reinterpret_cast<intptr_t>(impl_->handle)); }
@@ -487,6 +497,18 @@ struct Communicator::Impl {
         if (comm == nullptr) throw std::invalid_argument("the communicator was destroyed");
         return comm;
     }
+    /** The communicator, for a new collective: an earlier one's failure is raised here (`api` named). */
+    HcclComm healthy(const char *api) const {
+        HcclComm c = live();
+        HcclResult code = HCCL_SUCCESS;
+        check("HcclGetCommAsyncError", HcclGetCommAsyncError(c, &code));
+        if (code != HCCL_SUCCESS) {
+            char why[1024] = {};
+            vnpuHcclGetCommErrorMessage(c, why, sizeof why);
+            throw CallError(api, code, std::string("an earlier collective failed: ") + why);
+        }
+        return c;
+    }
 };
 
 namespace {
@@ -537,13 +559,14 @@ void Communicator::all_reduce(const Tensor &tensor, int op, const Stream *stream
     const HcclDataType dtype = hccl_dtype(tensor);
     check("HcclAllReduce",
           HcclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()), dtype,
-                        static_cast<HcclReduceOp>(op), impl_->live(), stream_of(tensor, stream)));
+                        static_cast<HcclReduceOp>(op), impl_->healthy("HcclAllReduce"), stream_of(tensor, stream)));
 }
 
 void Communicator::broadcast(const Tensor &tensor, int root, const Stream *stream) {
     const HcclDataType dtype = hccl_dtype(tensor);
-    check("HcclBroadcast", HcclBroadcast(tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()), dtype,
-                                         static_cast<uint32_t>(root), impl_->live(), stream_of(tensor, stream)));
+    check("HcclBroadcast",
+          HcclBroadcast(tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()), dtype, static_cast<uint32_t>(root),
+                        impl_->healthy("HcclBroadcast"), stream_of(tensor, stream)));
 }
 
 void Communicator::all_gather(const Tensor &output, const Tensor &input, const Stream *stream) {
@@ -553,7 +576,7 @@ void Communicator::all_gather(const Tensor &output, const Tensor &input, const S
         throw std::invalid_argument("output must hold world_size * input.numel elements");
     }
     check("HcclAllGather", HcclAllGather(input.data_ptr(), output.data_ptr(), static_cast<uint64_t>(input.numel()),
-                                         dtype, impl_->live(), stream_of(input, stream)));
+                                         dtype, impl_->healthy("HcclAllGather"), stream_of(input, stream)));
 }
 
 void Communicator::reduce_scatter(const Tensor &output, const Tensor &input, int op, const Stream *stream) {
@@ -564,21 +587,30 @@ void Communicator::reduce_scatter(const Tensor &output, const Tensor &input, int
     }
     check("HcclReduceScatter",
           HcclReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<uint64_t>(output.numel()), dtype,
-                            static_cast<HcclReduceOp>(op), impl_->live(), stream_of(input, stream)));
+                            static_cast<HcclReduceOp>(op), impl_->healthy("HcclReduceScatter"),
+                            stream_of(input, stream)));
 }
 
 void Communicator::barrier(const Stream *stream) {
     Stream s = stream != nullptr ? *stream : Stream::default_stream(-1);
-    check("HcclBarrier", HcclBarrier(impl_->live(), reinterpret_cast<aclrtStream>(static_cast<intptr_t>(s.handle()))));
+    check("HcclBarrier",
+          HcclBarrier(impl_->healthy("HcclBarrier"), reinterpret_cast<aclrtStream>(static_cast<intptr_t>(s.handle()))));
     s.synchronize();
 }
 
 void Communicator::destroy() {
     if (impl_->comm == nullptr) return;
-    synchronize(-1);
+    // A failed collective fails the synchronisation: the communicator still goes, then that is raised.
+    std::exception_ptr failed;
+    try {
+        synchronize(-1);
+    } catch (...) {
+        failed = std::current_exception();
+    }
     HcclComm comm = impl_->comm;
     impl_->comm = nullptr;
     check("HcclCommDestroy", HcclCommDestroy(comm));
+    if (failed) std::rethrow_exception(failed);
 }
 
 // ---- in-process all-reduce --------------------------------------------------------------------------
