@@ -26,6 +26,21 @@ extern "C" {
  */
 HcclResult vnpuHcclGetWorldRootInfo(HcclRootInfo *rootInfo);
 
+/**
+ * @brief Why the communicator's async error (HcclGetCommAsyncError) was set: the first failed
+ *        collective's message, naming the operation, the ranks and their values, e.g.
+ *        "HCCL_E_PARA: HcclAllReduce on rank 0 of 2 (communicator ...): the ranks disagree: count
+ *        differs: 1024 on rank 0, 4096 on rank 1". An empty string while the async error is not set.
+ *
+ * A failed collective also fails the next aclrtSynchronizeStream / aclrtSynchronizeDevice of its stream
+ * (ACL_ERROR_RT_INTERNAL_ERROR), after which aclGetRecentErrMsg() on that thread returns the same text.
+ * @param comm the communicator
+ * @param message receives the text, cut to `bytes` - 1 characters and NUL-terminated
+ * @param bytes size of `message` (at least 1)
+ * @return HCCL_SUCCESS; HCCL_E_PTR for a NULL comm or message or zero bytes; HCCL_E_PARA for an unknown comm.
+ */
+HcclResult vnpuHcclGetCommErrorMessage(HcclComm comm, char *message, uint64_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -176,10 +176,14 @@ def launch(nproc, command, env=None, master_addr="127.0.0.1", master_port=29500)
         p = subprocess.Popen(command, env=rank_env)
         procs[p.pid] = (rank, p)
 
+    def signal_ranks(signum):
+        # os.kill, not Popen.send_signal: that polls first and so may reap a rank that has exited,
+        # which the os.wait() below then never sees (ChildProcessError). A zombie takes the signal harmlessly.
+        for pid in procs:
+            os.kill(pid, signum)
+
     def forward(signum, _frame):
-        for _, p in procs.values():
-            if p.returncode is None:
-                p.send_signal(signum)
+        signal_ranks(signum)
 
     old = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     failure = 0
@@ -195,8 +199,7 @@ def launch(nproc, command, env=None, master_addr="127.0.0.1", master_port=29500)
                 failure = code
                 print(f"vnpu.run: rank {rank} (pid {pid}) failed with exit code {code}; stopping the others",
                       file=sys.stderr, flush=True)
-                for _, other in procs.values():
-                    other.terminate()
+                signal_ranks(signal.SIGTERM)
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)

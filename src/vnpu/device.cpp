@@ -51,8 +51,6 @@ VNPU_EXPORT aclError aclrtGetVersion(int32_t *major_version, int32_t *minor_vers
     return ACL_SUCCESS;
 }
 
-VNPU_EXPORT const char *aclGetRecentErrMsg(void) { return nullptr; }
-
 VNPU_EXPORT aclError aclrtSetDevice(int32_t device_id) {
     VNPU_ACL_SPAN("aclrtSetDevice");
     Runtime &rt = Runtime::get();
@@ -126,6 +124,7 @@ VNPU_EXPORT aclError aclrtSynchronizeDevice(void) {
     if (rc != ACL_SUCCESS) {
         return rc;
     }
+    aclError result = ACL_SUCCESS;
     for (auto &context : Runtime::get().contexts.snapshot()) {
         if (context->device_id != current->device_id) {
             continue;
@@ -135,12 +134,17 @@ VNPU_EXPORT aclError aclrtSynchronizeDevice(void) {
             std::lock_guard<std::mutex> lock(context->mu);
             streams = context->streams;
         }
-        context->default_stream->synchronize();
+        // Every stream is waited for; the first failed task found is reported.
+        aclError first = vnpu::synchronize_and_report(*context->default_stream);
         for (auto &stream : streams) {
-            stream->synchronize();
+            const aclError stream_rc = vnpu::synchronize_and_report(*stream);
+            first = first != ACL_SUCCESS ? first : stream_rc;
+        }
+        if (first != ACL_SUCCESS) {
+            result = first;
         }
     }
-    return ACL_SUCCESS;
+    return result;
 }
 
 VNPU_EXPORT aclError aclrtGetRunMode(aclrtRunMode *run_mode) {

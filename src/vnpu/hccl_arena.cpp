@@ -127,7 +127,7 @@ HcclResult Arena::wait_until(Pred ready, uint64_t deadline_ns) {
     const uint64_t epoch = Runtime::get().cancel_epoch();
     while (!ready()) {
         if (header_->broken != 0) {
-            return HCCL_E_INTERNAL;
+            return HCCL_E_TIMEOUT;  // another rank timed out waiting (or one died): this wait would too
         }
         const uint64_t now = profiler::now_ns();
         if (now >= deadline_ns || Runtime::get().cancel_epoch() != epoch) {
@@ -148,7 +148,7 @@ HcclResult Arena::wait_until(Pred ready, uint64_t deadline_ns) {
 HcclResult Arena::barrier() {
     Lock lock(header_);
     if (header_->broken != 0) {
-        return HCCL_E_INTERNAL;
+        return HCCL_E_TIMEOUT;  // a rank timed out (or died) earlier: the ranks are out of step for good
     }
     const uint64_t generation = header_->generation;
     if (++header_->arrived == header_->n_ranks) {

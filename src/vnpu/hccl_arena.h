@@ -16,7 +16,8 @@ namespace vnpu::hccl {
 
 constexpr uint32_t kMaxRanks = 64;
 
-/// What one rank is about to run; all ranks must agree on everything but input_bytes.
+/// What one rank is about to run; all ranks must agree on everything but input_bytes and seq. The MPI
+/// transport exchanges it too (as bytes), so it holds no pointers.
 struct OpDescriptor {
     uint32_t op = 0;
     uint32_t data_type = 0;
@@ -24,6 +25,7 @@ struct OpDescriptor {
     uint32_t root = 0;
     uint64_t count = 0;
     uint64_t input_bytes = 0;  // bytes this rank publishes
+    uint64_t seq = 0;  // this rank's count of collectives, this one included (shm: stored last, atomically)
 };
 
 struct Mailbox {

@@ -1,9 +1,13 @@
 // Collectives and point-to-point operations. The host call checks its arguments, reports the enqueue and
 // puts one task on the stream; the task runs this rank's part against the arena:
-//   1. every rank publishes its OpDescriptor; all must agree (else every rank fails with HCCL_E_PARA);
+//   1. every rank publishes its OpDescriptor; all must agree (else every rank fails with HCCL_E_PARA, and a
+//      message naming the ranks and their values);
 //   2. in rounds of one slot, every rank copies the next piece of its input into its slot, waits for the
 //      others, and consumes the pieces it needs from every peer's slot, in rank order (deterministic).
-// On the MPI transport (hccl_mpi.h) the task is the matching MPI call instead; the host part is the same.
+// On the MPI transport (hccl_mpi.h) the ranks first all-gather their OpDescriptors (so a disagreement fails
+// there, alike on every rank, instead of reaching MPI), then the task is the matching MPI call.
+// A failure sets the communicator's async error and message, and the stream's error: the next
+// synchronisation of the stream (or of its device) reports it.
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -11,6 +15,7 @@
 #include "acl/acl.h"
 #include "export.h"
 #include "hccl/hccl.h"
+#include "hccl_agreement.h"
 #include "hccl_comm.h"
 #include "hccl_reduce.h"
 #include "memory_registry.h"
@@ -30,30 +35,73 @@ struct OpNames {
 
 using Consumer = std::function<void(uint32_t peer, uint64_t lo, uint64_t hi, const unsigned char *data)>;
 
-HcclResult run_rounds(Communicator &comm, const OpDescriptor &mine, const void *input, const Consumer &consume) {
+// Why the operation running on this stream worker failed; enqueue's task reports it with the result.
+thread_local std::string t_why;
+
+HcclResult fail_with(HcclResult rc, std::string why) {
+    t_why = std::move(why);
+    return rc;
+}
+
+/// "HcclAllReduce on rank 0 of 2 (communicator <name>)".
+std::string where(const Communicator &comm, uint32_t op) {
+    return std::string(op_api_name(op)) + " on rank " + std::to_string(comm.rank) + " of " +
+           std::to_string(comm.rank_size) + " (communicator " + comm.name + ")";
+}
+
+std::string timeout_text() { return "HCCL_EXEC_TIMEOUT (" + std::to_string(exec_timeout_ns() / 1000000000ULL) + " s)"; }
+
+/// The message of a shared-memory collective that timed out: the ranks that never published this operation.
+HcclResult timed_out(Communicator &comm, const OpDescriptor &mine, HcclResult rc) {
+    Arena &arena = *comm.arena;
+    uint32_t absent[kMaxRanks];
+    uint32_t n_absent = 0;
+    for (uint32_t p = 0; p < comm.rank_size; ++p) {
+        if (__atomic_load_n(&arena.descriptor(p).seq, __ATOMIC_ACQUIRE) < mine.seq) {
+            absent[n_absent++] = p;
+        }
+    }
+    std::string why = std::string(result_name(rc)) + ": " + where(comm, mine.op) + ": ";
+    if (n_absent != 0) {
+        why += rank_list(absent, n_absent) + " did not reach it within " + timeout_text();
+    } else {
+        why += "a rank stopped in the middle of it, or timed out in an earlier collective (" + timeout_text() + ")";
+    }
+    return fail_with(rc, why);
+}
+
+HcclResult run_rounds(Communicator &comm, OpDescriptor mine, const void *input, const Consumer &consume) {
     Arena &arena = *comm.arena;
     const uint32_t n = comm.rank_size;
-    arena.descriptor(comm.rank) = mine;
+    mine.seq = comm.ops.fetch_add(1) + 1;
+    OpDescriptor &published = arena.descriptor(comm.rank);
+    published.op = mine.op;
+    published.data_type = mine.data_type;
+    published.reduce_op = mine.reduce_op;
+    published.root = mine.root;
+    published.count = mine.count;
+    published.input_bytes = mine.input_bytes;
+    // A peer that times out reads seq at any time (timed_out): it is stored on its own, last.
+    __atomic_store_n(&published.seq, mine.seq, __ATOMIC_RELEASE);
     HcclResult rc = arena.barrier();
     if (rc != HCCL_SUCCESS) {
-        return rc;
+        return timed_out(comm, mine, rc);
     }
     OpDescriptor all[kMaxRanks];
-    bool agree = true;
     uint64_t max_bytes = 0;
     for (uint32_t p = 0; p < n; ++p) {
-        all[p] = arena.descriptor(p);
-        const OpDescriptor &d = all[p];
-        agree = agree && d.op == all[0].op && d.data_type == all[0].data_type && d.reduce_op == all[0].reduce_op &&
-                d.root == all[0].root && d.count == all[0].count;
-        max_bytes = std::max(max_bytes, d.input_bytes);
+        const OpDescriptor &d = arena.descriptor(p);
+        all[p] = OpDescriptor{
+            d.op, d.data_type, d.reduce_op, d.root, d.count, d.input_bytes, __atomic_load_n(&d.seq, __ATOMIC_ACQUIRE)};
+        max_bytes = std::max(max_bytes, all[p].input_bytes);
     }
     rc = arena.barrier();  // descriptors read: they may be overwritten by the next operation
     if (rc != HCCL_SUCCESS) {
-        return rc;
+        return timed_out(comm, mine, rc);
     }
-    if (!agree) {
-        return HCCL_E_PARA;
+    const std::string differs = disagreement(all, n);
+    if (!differs.empty()) {
+        return fail_with(HCCL_E_PARA, "HCCL_E_PARA: " + where(comm, mine.op) + ": the ranks disagree: " + differs);
     }
     const uint64_t chunk = arena.slot_bytes();
     for (uint64_t lo = 0; lo < max_bytes; lo += chunk) {
@@ -63,7 +111,7 @@ HcclResult run_rounds(Communicator &comm, const OpDescriptor &mine, const void *
                         std::min(hi, mine.input_bytes) - lo);
         }
         if ((rc = arena.barrier()) != HCCL_SUCCESS) {
-            return rc;
+            return timed_out(comm, mine, rc);
         }
         for (uint32_t p = 0; p < n; ++p) {
             const uint64_t peer_hi = std::min(hi, all[p].input_bytes);
@@ -72,10 +120,38 @@ HcclResult run_rounds(Communicator &comm, const OpDescriptor &mine, const void *
             }
         }
         if ((rc = arena.barrier()) != HCCL_SUCCESS) {
-            return rc;
+            return timed_out(comm, mine, rc);
         }
     }
     return HCCL_SUCCESS;
+}
+
+/// MPI transport: the ranks exchange their descriptors first, so that they fail alike on a disagreement
+/// (MPI itself would sum mismatched types, or abort the job on mismatched counts).
+HcclResult mpi_agree(Communicator &comm, const OpDescriptor &mine) {
+    OpDescriptor all[kMaxRanks];
+    const HcclResult rc = comm.mpi->all_gather(&mine, all, sizeof(OpDescriptor), HCCL_DATA_TYPE_UINT8);
+    if (rc == HCCL_E_TIMEOUT) {
+        return fail_with(rc, std::string(result_name(rc)) + ": " + where(comm, mine.op) +
+                                 ": a peer did not reach it within " + timeout_text() +
+                                 " (or the communicator broke in an earlier timeout)");
+    }
+    if (rc != HCCL_SUCCESS) {
+        return fail_with(rc, std::string(result_name(rc)) + ": " + where(comm, mine.op) +
+                                 ": exchanging the operation's description with the other ranks failed");
+    }
+    const std::string differs = disagreement(all, comm.rank_size);
+    if (!differs.empty()) {
+        return fail_with(HCCL_E_PARA, "HCCL_E_PARA: " + where(comm, mine.op) + ": the ranks disagree: " + differs);
+    }
+    return HCCL_SUCCESS;
+}
+
+/// MPI transport: `run` (the MPI call) once the ranks agree.
+template <class Run>
+HcclResult agreed_then(Communicator &comm, const OpDescriptor &mine, Run run) {
+    const HcclResult rc = mpi_agree(comm, mine);
+    return rc != HCCL_SUCCESS ? rc : run();
 }
 
 /// Copies (first peer) or reduces (later peers) `bytes` of `data` into `dst`.
@@ -138,12 +214,22 @@ HcclResult enqueue(const std::shared_ptr<Communicator> &comm, aclrtStream stream
                                   count,
                                   comm->rank_size};
     const profiler::ExecutionTag tag = profiler::collective_enqueued(info);
-    uint64_t seq = target->enqueue([comm, body = std::move(body), tag] {
+    // The task runs on the stream, which its worker keeps alive meanwhile.
+    Stream *on = target.get();
+    const char *api = names.api;
+    uint64_t seq = target->enqueue([comm, body = std::move(body), tag, on, api] {
         const uint64_t start = profiler::now_ns();
+        t_why.clear();
         const HcclResult rc = body(*comm);
         profiler::collective_executed(tag, start, profiler::now_ns());
         if (rc != HCCL_SUCCESS) {
-            comm->async_error.store(rc);
+            std::string why = t_why.empty()
+                                  ? std::string(result_name(rc)) + ": " + api + " on rank " +
+                                        std::to_string(comm->rank) + " of " + std::to_string(comm->rank_size) +
+                                        " (communicator " + comm->name + ") failed"
+                                  : std::move(t_why);
+            comm->fail(rc, why);
+            on->record_error(TaskError{rc, std::move(why)});
         }
     });
     return seq != 0 ? HCCL_SUCCESS : HCCL_E_PARA;
@@ -191,7 +277,9 @@ VNPU_EXPORT HcclResult HcclAllReduce(void *send_buf, void *recv_buf, uint64_t co
     const OpDescriptor mine = describe(OpKind::AllReduce, data_type, op, 0, count, bytes);
     auto *out = static_cast<unsigned char *>(recv_buf);
     return enqueue(c, stream, {"HcclAllReduce", "hcom_allReduce_", "RING"}, data_type, count, [=](Communicator &self) {
-        if (self.mpi) return self.mpi->all_reduce(send_buf, recv_buf, count, data_type, op);
+        if (self.mpi)
+            return agreed_then(self, mine,
+                               [&] { return self.mpi->all_reduce(send_buf, recv_buf, count, data_type, op); });
         return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
             accumulate(out + lo, data, hi - lo, p, data_type, op);
         });
@@ -212,7 +300,7 @@ VNPU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dat
     const OpDescriptor mine = describe(OpKind::Broadcast, data_type, HCCL_REDUCE_SUM, root, count, is_root ? bytes : 0);
     auto *out = static_cast<unsigned char *>(buf);
     return enqueue(c, stream, {"HcclBroadcast", "hcom_broadcast_", "RING"}, data_type, count, [=](Communicator &self) {
-        if (self.mpi) return self.mpi->broadcast(buf, count, data_type, root);
+        if (self.mpi) return agreed_then(self, mine, [&] { return self.mpi->broadcast(buf, count, data_type, root); });
         return run_rounds(self, mine, buf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
             if (!is_root && p == root) {
                 std::memcpy(out + lo, data, hi - lo);
@@ -235,7 +323,10 @@ VNPU_EXPORT HcclResult HcclAllGather(void *send_buf, void *recv_buf, uint64_t se
     auto *out = static_cast<unsigned char *>(recv_buf);
     return enqueue(c, stream, {"HcclAllGather", "hcom_allGather_", "RING"}, data_type, send_count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->all_gather(send_buf, recv_buf, send_count, data_type);
+                       if (self.mpi)
+                           return agreed_then(self, mine, [&] {
+                               return self.mpi->all_gather(send_buf, recv_buf, send_count, data_type);
+                           });
                        return run_rounds(self, mine, send_buf,
                                          [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
                                              std::memcpy(out + p * block + lo, data, hi - lo);
@@ -258,7 +349,10 @@ VNPU_EXPORT HcclResult HcclReduceScatter(void *send_buf, void *recv_buf, uint64_
     const uint32_t rank = c->rank;
     return enqueue(c, stream, {"HcclReduceScatter", "hcom_reduceScatter_", "RING"}, data_type, recv_count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->reduce_scatter(send_buf, recv_buf, recv_count, data_type, op);
+                       if (self.mpi)
+                           return agreed_then(self, mine, [&] {
+                               return self.mpi->reduce_scatter(send_buf, recv_buf, recv_count, data_type, op);
+                           });
                        return run_rounds(self, mine, send_buf,
                                          [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
                                              uint64_t from = 0;
@@ -286,7 +380,9 @@ VNPU_EXPORT HcclResult HcclReduce(void *send_buf, void *recv_buf, uint64_t count
     const OpDescriptor mine = describe(OpKind::Reduce, data_type, op, root, count, bytes);
     auto *out = static_cast<unsigned char *>(recv_buf);
     return enqueue(c, stream, {"HcclReduce", "hcom_reduce_", "RING"}, data_type, count, [=](Communicator &self) {
-        if (self.mpi) return self.mpi->reduce(send_buf, recv_buf, count, data_type, op, root);
+        if (self.mpi)
+            return agreed_then(self, mine,
+                               [&] { return self.mpi->reduce(send_buf, recv_buf, count, data_type, op, root); });
         return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
             if (is_root) {
                 accumulate(out + lo, data, hi - lo, p, data_type, op);
@@ -311,7 +407,9 @@ VNPU_EXPORT HcclResult HcclScatter(void *send_buf, void *recv_buf, uint64_t recv
                                        rank == root ? block * c->rank_size : 0);
     auto *out = static_cast<unsigned char *>(recv_buf);
     return enqueue(c, stream, {"HcclScatter", "hcom_scatter_", "RING"}, data_type, recv_count, [=](Communicator &self) {
-        if (self.mpi) return self.mpi->scatter(send_buf, recv_buf, recv_count, data_type, root);
+        if (self.mpi)
+            return agreed_then(self, mine,
+                               [&] { return self.mpi->scatter(send_buf, recv_buf, recv_count, data_type, root); });
         return run_rounds(self, mine, send_buf, [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
             uint64_t from = 0;
             uint64_t to = 0;
@@ -343,7 +441,10 @@ VNPU_EXPORT HcclResult HcclAlltoAll(const void *send_buf, uint64_t send_count, H
     auto *out = static_cast<unsigned char *>(const_cast<void *>(recv_buf));
     return enqueue(c, stream, {"HcclAlltoAll", "hcom_alltoall_", "MESH"}, send_type, send_count,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->all_to_all(send_buf, out, send_count, send_type);
+                       if (self.mpi)
+                           return agreed_then(self, mine, [&] {
+                               return self.mpi->all_to_all(send_buf, out, send_count, send_type);
+                           });
                        return run_rounds(self, mine, send_buf,
                                          [&](uint32_t p, uint64_t lo, uint64_t hi, const unsigned char *data) {
                                              uint64_t from = 0;
@@ -372,7 +473,7 @@ VNPU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
     const OpDescriptor mine = describe(OpKind::Barrier, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 0, 0, 0);
     return enqueue(c, stream, {"HcclBarrier", "hcom_barrier_", "RING"}, HCCL_DATA_TYPE_FP32, 0,
                    [=](Communicator &self) {
-                       if (self.mpi) return self.mpi->barrier();
+                       if (self.mpi) return agreed_then(self, mine, [&] { return self.mpi->barrier(); });
                        return run_rounds(self, mine, nullptr,
                                          [](uint32_t, uint64_t, uint64_t, const unsigned char *) {});
                    });

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -359,6 +360,22 @@ VNPU_EXPORT HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *async_er
         return HCCL_E_PTR;
     }
     *async_error = static_cast<HcclResult>(found->async_error.load());
+    return HCCL_SUCCESS;
+}
+
+VNPU_EXPORT HcclResult vnpuHcclGetCommErrorMessage(HcclComm comm, char *message, uint64_t bytes) {
+    std::shared_ptr<Communicator> found;
+    HcclResult rc = find_communicator(comm, found);
+    if (rc != HCCL_SUCCESS) {
+        return rc;
+    }
+    if (message == nullptr || bytes == 0) {
+        return HCCL_E_PTR;
+    }
+    const std::string text = found->error_message();
+    const size_t n = std::min<size_t>(text.size(), bytes - 1);
+    std::memcpy(message, text.data(), n);
+    message[n] = '\0';
     return HCCL_SUCCESS;
 }
 

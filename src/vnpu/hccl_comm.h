@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "handle_registry.h"
@@ -20,6 +21,23 @@ struct Communicator {
     int32_t device_id = 0;
     std::string name;  // identical on every rank
     std::atomic<int> async_error{HCCL_SUCCESS};
+    std::atomic<uint64_t> ops{0};  // collectives started on this rank (their sequence numbers)
+
+    /// Records a queued operation's failure: the async error and why (the first reason is kept).
+    void fail(HcclResult code, const std::string &why) {
+        async_error.store(code);
+        std::lock_guard<std::mutex> lock(errorMu_);
+        if (errorMessage_.empty()) errorMessage_ = why;
+    }
+    /// Why the async error was set ("" if it was not).
+    std::string error_message() const {
+        std::lock_guard<std::mutex> lock(errorMu_);
+        return errorMessage_;
+    }
+
+private:
+    mutable std::mutex errorMu_;
+    std::string errorMessage_;
 };
 
 HandleRegistry<Communicator> &communicators();

@@ -5,12 +5,16 @@
 #include <cstdlib>
 #include <string>
 
+#include "acl/error_codes/rt_error_codes.h"
 #include "event.h"
+#include "export.h"
 
 namespace vnpu {
 namespace {
 
 thread_local void *t_currentContext = nullptr;
+thread_local std::string t_recentError;  // set by a failed synchronisation
+thread_local std::string t_returnedError;  // what aclGetRecentErrMsg last returned: valid until its next call
 
 uint32_t device_count_from_env() {
     const char *text = std::getenv("VNPU_DEVICE_COUNT");
@@ -132,4 +136,24 @@ aclError resolve_stream(const void *handle, std::shared_ptr<Stream> &out) {
     return out ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
+aclError synchronize_and_report(Stream &stream) {
+    stream.synchronize();
+    if (auto error = stream.take_error()) {
+        set_recent_error(std::move(error->message));
+        return ACL_ERROR_RT_INTERNAL_ERROR;
+    }
+    return ACL_SUCCESS;
+}
+
+void set_recent_error(std::string message) { t_recentError = std::move(message); }
+
 }  // namespace vnpu
+
+extern "C" VNPU_EXPORT const char *aclGetRecentErrMsg(void) {
+    if (vnpu::t_recentError.empty()) {
+        return nullptr;
+    }
+    vnpu::t_returnedError = std::move(vnpu::t_recentError);
+    vnpu::t_recentError.clear();
+    return vnpu::t_returnedError.c_str();
+}

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "acl/acl_base.h"
@@ -77,5 +78,11 @@ void *current_context_handle();
 aclError current_context(std::shared_ptr<Context> &out);
 /// Resolves a stream handle; NULL means the current context's default stream.
 aclError resolve_stream(const void *handle, std::shared_ptr<Stream> &out);
+
+/// Waits for `stream`'s work; if one of its tasks failed since the last report (a collective), returns
+/// ACL_ERROR_RT_INTERNAL_ERROR and leaves the task's message for aclGetRecentErrMsg on this thread.
+aclError synchronize_and_report(Stream &stream);
+/// The calling thread's most recent failure message for aclGetRecentErrMsg (cleared once read there).
+void set_recent_error(std::string message);
 
 }  // namespace vnpu

@@ -7,11 +7,21 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 namespace vnpu {
 
 class Context;
+
+/// Why a task failed (a collective whose ranks disagreed or timed out): the next synchronisation of its
+/// stream reports it.
+struct TaskError {
+    int code = 0;  // the task's own result (an HcclResult)
+    std::string message;  // names the operation, the ranks and the values
+};
 
 // Always owned by a shared_ptr: the worker thread holds one while it runs, so a stream destroyed from one
 // of its own tasks stays alive until its loop ends.
@@ -39,6 +49,17 @@ public:
     /// Runs the remaining tasks, then stops the worker. Idempotent. Safe to call from the worker itself.
     void shutdown();
 
+    /// Called by a failing task: keeps the first failure until a synchronisation takes it.
+    void record_error(TaskError error) {
+        std::lock_guard<std::mutex> lock(errorMu_);
+        if (!error_) error_ = std::move(error);
+    }
+    /// The failure recorded since the last call, if any (a synchronisation reports it once).
+    std::optional<TaskError> take_error() {
+        std::lock_guard<std::mutex> lock(errorMu_);
+        return std::exchange(error_, std::nullopt);
+    }
+
 private:
     void worker_loop();
     bool on_worker() const { return worker_.get_id() == std::this_thread::get_id(); }
@@ -55,6 +76,9 @@ private:
     uint64_t completed_ = 0;
     bool stopping_ = false;
     std::thread worker_;
+
+    std::mutex errorMu_;  // apart from mu_: the worker records while hosts wait on mu_
+    std::optional<TaskError> error_;
 };
 
 }  // namespace vnpu

@@ -43,8 +43,7 @@ VNPU_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream) {
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    target->synchronize();
-    return ACL_SUCCESS;
+    return vnpu::synchronize_and_report(*target);  // a failed task (collective) is reported here
 }
 
 VNPU_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *stream_id) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -20,13 +21,23 @@
 
 namespace vnpu::api {
 
-CallError::CallError(const std::string &function, long code)
-    : std::runtime_error(function + " failed with code " + std::to_string(code)), function_(function), code_(code) {}
+CallError::CallError(const std::string &function, long code, const std::string &detail)
+    : std::runtime_error(function + " failed with code " + std::to_string(code) +
+                         (detail.empty() ? "" : ": " + detail)),
+      function_(function),
+      code_(code) {}
 
 namespace {
 
 void check(const char *what, long code) {
     if (code != 0) throw CallError(what, code);
+}
+
+/** For synchronisations: a failed task (a collective) left its message for aclGetRecentErrMsg. */
+void check_sync(const char *what, long code) {
+    if (code == 0) return;
+    const char *why = aclGetRecentErrMsg();
+    throw CallError(what, code, why != nullptr ? why : "");
 }
 
 int resolve_device(int device) {
@@ -168,41 +179,59 @@ void launch(const char *name, aclnnStatus phase1, const uint64_t *workspace_size
     check(name, fn(ws, workspace_size, executor, stream));
 }
 
-// Device memory that queued work may still use: freed after the device's next synchronisation,
-// or once 64 frees are pending on a device.
+// Device memory that queued work may still use: freed by a synchronisation of its device that began
+// after the free (work that used it was queued before the last reference went, so that
+// synchronisation waited for it), or once 64 frees are pending on a device. Each free gets a sequence
+// number; a synchronisation only releases the frees numbered before its start, so one thread's
+// synchronisation never frees memory that another thread's work, queued meanwhile, still uses.
 constexpr size_t kMaxDeferred = 64;
-std::mutex g_deferred_mutex;
-std::vector<std::vector<void *>> &deferred() {
-    static auto *lists = new std::vector<std::vector<void *>>;  // for the process
-    return *lists;
+struct DeferredFrees {
+    std::mutex mutex;
+    uint64_t next = 0;  // sequence number of the next free
+    std::deque<std::pair<uint64_t, void *>> pending;  // in sequence order
+};
+DeferredFrees &deferred(int device) {
+    static auto *lists = new std::vector<DeferredFrees>(static_cast<size_t>(std::max(device_count(), 1)));
+    return (*lists)[static_cast<size_t>(device)];  // device was checked against device_count()
 }
 
-void release_deferred(int device) {
+/** The sequence number that a synchronisation starting now may release up to (exclusive). */
+uint64_t deferred_mark(int device) {
+    DeferredFrees &d = deferred(device);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    return d.next;
+}
+
+void release_deferred(int device, uint64_t before) {
     std::vector<void *> pointers;
     {
-        std::lock_guard<std::mutex> lock(g_deferred_mutex);
-        if (deferred().size() > static_cast<size_t>(device)) pointers.swap(deferred()[static_cast<size_t>(device)]);
+        DeferredFrees &d = deferred(device);
+        std::lock_guard<std::mutex> lock(d.mutex);
+        while (!d.pending.empty() && d.pending.front().first < before) {
+            pointers.push_back(d.pending.front().second);
+            d.pending.pop_front();
+        }
     }
     for (void *p : pointers) aclrtFree(p);
 }
 
 /** Synchronises `device` from this thread, keeping the thread's current device. */
 void synchronize_device(int device) {
+    const uint64_t mark = deferred_mark(device);
     {
         DeviceScope scope(device);
-        check("aclrtSynchronizeDevice", aclrtSynchronizeDevice());
+        check_sync("aclrtSynchronizeDevice", aclrtSynchronizeDevice());
     }
-    release_deferred(device);
+    release_deferred(device, mark);
 }
 
 void defer_free(int device, void *p) {
     bool flush = false;
     {
-        std::lock_guard<std::mutex> lock(g_deferred_mutex);
-        if (deferred().size() <= static_cast<size_t>(device)) deferred().resize(static_cast<size_t>(device) + 1);
-        auto &list = deferred()[static_cast<size_t>(device)];
-        list.push_back(p);
-        flush = list.size() >= kMaxDeferred;
+        DeferredFrees &d = deferred(device);
+        std::lock_guard<std::mutex> lock(d.mutex);
+        d.pending.emplace_back(d.next++, p);
+        flush = d.pending.size() >= kMaxDeferred;
     }
     if (flush) {
         try {
@@ -326,7 +355,7 @@ Stream Stream::default_stream(int device) {
     return Stream(slot);
 }
 
-void Stream::synchronize() const { check("aclrtSynchronizeStream", aclrtSynchronizeStream(impl_->handle)); }
+void Stream::synchronize() const { check_sync("aclrtSynchronizeStream", aclrtSynchronizeStream(impl_->handle)); }
 int Stream::device() const { return impl_->device; }
 int Stream::id() const { return impl_->id; }
 int64_t Stream::handle() const { return static_cast<int64_t>(reinterpret_cast<intptr_t>(impl_->handle)); }
@@ -468,6 +497,18 @@ struct Communicator::Impl {
         if (comm == nullptr) throw std::invalid_argument("the communicator was destroyed");
         return comm;
     }
+    /** The communicator, for a new collective: an earlier one's failure is raised here (`api` named). */
+    HcclComm healthy(const char *api) const {
+        HcclComm c = live();
+        HcclResult code = HCCL_SUCCESS;
+        check("HcclGetCommAsyncError", HcclGetCommAsyncError(c, &code));
+        if (code != HCCL_SUCCESS) {
+            char why[1024] = {};
+            vnpuHcclGetCommErrorMessage(c, why, sizeof why);
+            throw CallError(api, code, std::string("an earlier collective failed: ") + why);
+        }
+        return c;
+    }
 };
 
 namespace {
@@ -518,13 +559,14 @@ void Communicator::all_reduce(const Tensor &tensor, int op, const Stream *stream
     const HcclDataType dtype = hccl_dtype(tensor);
     check("HcclAllReduce",
           HcclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()), dtype,
-                        static_cast<HcclReduceOp>(op), impl_->live(), stream_of(tensor, stream)));
+                        static_cast<HcclReduceOp>(op), impl_->healthy("HcclAllReduce"), stream_of(tensor, stream)));
 }
 
 void Communicator::broadcast(const Tensor &tensor, int root, const Stream *stream) {
     const HcclDataType dtype = hccl_dtype(tensor);
-    check("HcclBroadcast", HcclBroadcast(tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()), dtype,
-                                         static_cast<uint32_t>(root), impl_->live(), stream_of(tensor, stream)));
+    check("HcclBroadcast",
+          HcclBroadcast(tensor.data_ptr(), static_cast<uint64_t>(tensor.numel()), dtype, static_cast<uint32_t>(root),
+                        impl_->healthy("HcclBroadcast"), stream_of(tensor, stream)));
 }
 
 void Communicator::all_gather(const Tensor &output, const Tensor &input, const Stream *stream) {
@@ -534,7 +576,7 @@ void Communicator::all_gather(const Tensor &output, const Tensor &input, const S
         throw std::invalid_argument("output must hold world_size * input.numel elements");
     }
     check("HcclAllGather", HcclAllGather(input.data_ptr(), output.data_ptr(), static_cast<uint64_t>(input.numel()),
-                                         dtype, impl_->live(), stream_of(input, stream)));
+                                         dtype, impl_->healthy("HcclAllGather"), stream_of(input, stream)));
 }
 
 void Communicator::reduce_scatter(const Tensor &output, const Tensor &input, int op, const Stream *stream) {
@@ -545,21 +587,30 @@ void Communicator::reduce_scatter(const Tensor &output, const Tensor &input, int
     }
     check("HcclReduceScatter",
           HcclReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<uint64_t>(output.numel()), dtype,
-                            static_cast<HcclReduceOp>(op), impl_->live(), stream_of(input, stream)));
+                            static_cast<HcclReduceOp>(op), impl_->healthy("HcclReduceScatter"),
+                            stream_of(input, stream)));
 }
 
 void Communicator::barrier(const Stream *stream) {
     Stream s = stream != nullptr ? *stream : Stream::default_stream(-1);
-    check("HcclBarrier", HcclBarrier(impl_->live(), reinterpret_cast<aclrtStream>(static_cast<intptr_t>(s.handle()))));
+    check("HcclBarrier",
+          HcclBarrier(impl_->healthy("HcclBarrier"), reinterpret_cast<aclrtStream>(static_cast<intptr_t>(s.handle()))));
     s.synchronize();
 }
 
 void Communicator::destroy() {
     if (impl_->comm == nullptr) return;
-    synchronize(-1);
+    // A failed collective fails the synchronisation: the communicator still goes, then that is raised.
+    std::exception_ptr failed;
+    try {
+        synchronize(-1);
+    } catch (...) {
+        failed = std::current_exception();
+    }
     HcclComm comm = impl_->comm;
     impl_->comm = nullptr;
     check("HcclCommDestroy", HcclCommDestroy(comm));
+    if (failed) std::rethrow_exception(failed);
 }
 
 // ---- in-process all-reduce --------------------------------------------------------------------------

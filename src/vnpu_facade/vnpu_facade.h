@@ -26,10 +26,13 @@
 namespace vnpu::api {
 
 #ifndef SWIG  // the bindings turn these into their languages' exceptions (swig/vnpu.i)
-/** @brief A runtime call (aclrt*, aclnn*, Hccl*) returned `code` (aclError / aclnnStatus / HcclResult). */
+/**
+ * @brief A runtime call (aclrt*, aclnn*, Hccl*) returned `code` (aclError / aclnnStatus / HcclResult);
+ *        `detail`, when given, says why (e.g. the message of a failed collective).
+ */
 class CallError : public std::runtime_error {
 public:
-    CallError(const std::string &function, long code);
+    CallError(const std::string &function, long code, const std::string &detail = "");
     /** @brief The runtime call that failed. */
     const std::string &function() const { return function_; }
     /** @brief Its result code. */

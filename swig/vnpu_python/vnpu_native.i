@@ -14,12 +14,12 @@
 #include "vnpu/vnpu_profiler.h"
 #include "vnpu_facade.h"
 
-/* Raises vnpu.NpuError(function, code) for a failed runtime call (the GIL is held: SWIG takes it
+/* Raises vnpu.NpuError(function, code, message) for a failed runtime call (the GIL is held: SWIG takes it
    back before the handlers of %exception run). */
 static void vnpu_raise_call_error(const vnpu::api::CallError &e) {
   PyObject *module = PyImport_ImportModule("vnpu._errors");
   PyObject *type = module != nullptr ? PyObject_GetAttrString(module, "NpuError") : nullptr;
-  PyObject *value = type != nullptr ? PyObject_CallFunction(type, "sl", e.function().c_str(), e.code()) : nullptr;
+  PyObject *value = type != nullptr ? PyObject_CallFunction(type, "sls", e.function().c_str(), e.code(), e.what()) : nullptr;
   if (value != nullptr) {
     PyErr_SetObject(type, value);
   } else if (!PyErr_Occurred()) {

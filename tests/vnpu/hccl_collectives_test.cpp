@@ -5,6 +5,7 @@
 #include <functional>
 #include <thread>
 
+#include "acl/error_codes/rt_error_codes.h"
 #include "hccl/hccl.h"
 #include "hccl/hccl_types.h"
 #include "test_support.h"
@@ -306,7 +307,8 @@ TEST(HcclInProcess, MismatchedCountsFailOnEveryRankAsynchronously) {
             ASSERT_EQ(HcclAllReduce(buf.get(), buf.get(), r == 0 ? 8 : 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM,
                                     comms[r], nullptr),
                       HCCL_SUCCESS);
-            ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+            // The failed collective fails the synchronisation (hccl_disagreement_test.cpp checks the message).
+            ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_ERROR_RT_INTERNAL_ERROR);
             EXPECT_EQ(buf.read<float>(), std::vector<float>(8, 1.0f));
             ASSERT_EQ(HcclGetCommAsyncError(comms[r], &async[r]), HCCL_SUCCESS);
             EXPECT_EQ(aclrtResetDevice(static_cast<int32_t>(r)), ACL_SUCCESS);
