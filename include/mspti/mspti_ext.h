@@ -99,15 +99,18 @@ typedef enum {
  * @brief Limits the client buffers in flight: requested through the request callback and not yet
  *        handed back through the complete callback.
  *
- * This bounds the memory held by buffers to `maxBuffersInFlight` times the client's buffer size,
- * however fast threads record and however slow the complete callback is. A buffer being filled,
- * buffers waiting for delivery and the one in the complete callback all count. A flush
- * (msptiActivityFlushAll) never drops for the limit: it hands buffers back and asks for more.
- * Buffers requested from inside a complete callback (a nested flush) are not held to the limit.
- * The environment sets the values at load: MSPTI_MAX_BUFFERS_IN_FLIGHT (default 32),
- * MSPTI_BUFFER_LIMIT_POLICY (`drop`, the default, or `wait`), MSPTI_BUFFER_WAIT_MS (default 1000).
+ * This bounds the memory held by buffers however fast threads record and however slow the
+ * complete callback is. The limit counts bytes (msptiExtActivitySetBufferBytesLimit, 256 MiB by
+ * default, so that a client of 4 KB buffers gets the same room as one of 8 MB buffers) and, when
+ * set here, buffers: whichever is reached first applies. A buffer being filled, buffers waiting
+ * for delivery and the one in the complete callback all count. A flush (msptiActivityFlushAll)
+ * never drops for the limit: it hands buffers back and asks for more. Buffers requested from
+ * inside a complete callback (a nested flush) are not held to the limit.
+ * The environment sets the values at load: MSPTI_MAX_BYTES_IN_FLIGHT (default 268435456),
+ * MSPTI_MAX_BUFFERS_IN_FLIGHT (default 1048576: no count), MSPTI_BUFFER_LIMIT_POLICY (`drop`, the
+ * default, or `wait`), MSPTI_BUFFER_WAIT_MS (default 1000).
  *
- * @param maxBuffersInFlight 1 .. 1048576.
+ * @param maxBuffersInFlight 1 .. 1048576 (1048576: the bytes alone decide).
  * @param policy MSPTI_EXT_BUFFER_LIMIT_DROP or MSPTI_EXT_BUFFER_LIMIT_WAIT.
  * @param waitMs Under MSPTI_EXT_BUFFER_LIMIT_WAIT, how long a thread waits for a buffer before
  *        dropping its record: 0 .. 3600000 ms. Ignored under DROP (but checked).
@@ -125,6 +128,21 @@ msptiResult msptiExtActivitySetBufferLimit(size_t maxBuffersInFlight, msptiExtBu
  */
 msptiResult msptiExtActivityGetBufferLimit(size_t *maxBuffersInFlight, msptiExtBufferLimitPolicy *policy,
                                            uint32_t *waitMs);
+
+/**
+ * @brief Limits the bytes of client buffers in flight (see msptiExtActivitySetBufferLimit()).
+ * A request may pass the limit by one buffer: its size is known once the client made it.
+ * @param maxBytesInFlight 4096 .. 2^40 (default 256 MiB, or MSPTI_MAX_BYTES_IN_FLIGHT).
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for a value out of range (nothing changes).
+ */
+msptiResult msptiExtActivitySetBufferBytesLimit(size_t maxBytesInFlight);
+
+/**
+ * @brief Reads the byte limit set by msptiExtActivitySetBufferBytesLimit() or the environment.
+ * @param[out] maxBytesInFlight Receives the limit.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for NULL.
+ */
+msptiResult msptiExtActivityGetBufferBytesLimit(size_t *maxBytesInFlight);
 
 /**
  * @brief Tells the library that the client discarded `count` records of `kind` it had been handed

@@ -98,10 +98,22 @@ TEST(BufferLimit, DefaultsAndBadInput) {
     msptiExtBufferLimitPolicy policy = MSPTI_EXT_BUFFER_LIMIT_WAIT;
     uint32_t wait = 0;
     ASSERT_EQ(msptiExtActivityGetBufferLimit(&max, &policy, &wait), MSPTI_SUCCESS);
-    EXPECT_EQ(max, 32u);
+    EXPECT_EQ(max, 1u << 20);  // no count by default: the bytes decide
     EXPECT_EQ(policy, MSPTI_EXT_BUFFER_LIMIT_DROP);
     EXPECT_EQ(wait, 1000u);
     EXPECT_EQ(msptiExtActivityGetBufferLimit(nullptr, nullptr, nullptr), MSPTI_SUCCESS);
+    size_t bytes = 0;
+    ASSERT_EQ(msptiExtActivityGetBufferBytesLimit(&bytes), MSPTI_SUCCESS);
+    EXPECT_EQ(bytes, size_t{256} << 20);
+    EXPECT_EQ(msptiExtActivityGetBufferBytesLimit(nullptr), MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(msptiExtActivitySetBufferBytesLimit(4095), MSPTI_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(std::strstr(msptiExtGetLastError(), "maxBytesInFlight 4095"), nullptr) << msptiExtGetLastError();
+    EXPECT_EQ(msptiExtActivitySetBufferBytesLimit((size_t{1} << 40) + 1), MSPTI_ERROR_INVALID_PARAMETER);
+    ASSERT_EQ(msptiExtActivityGetBufferBytesLimit(&bytes), MSPTI_SUCCESS);
+    EXPECT_EQ(bytes, size_t{256} << 20);  // a rejected call changes nothing
+    ASSERT_EQ(msptiExtActivitySetBufferBytesLimit(1 << 20), MSPTI_SUCCESS);
+    ASSERT_EQ(msptiExtActivityGetBufferBytesLimit(&bytes), MSPTI_SUCCESS);
+    EXPECT_EQ(bytes, size_t{1} << 20);
 
     EXPECT_EQ(msptiExtActivitySetBufferLimit(0, MSPTI_EXT_BUFFER_LIMIT_DROP, 0), MSPTI_ERROR_INVALID_PARAMETER);
     EXPECT_NE(std::strstr(msptiExtGetLastError(), "maxBuffersInFlight 0"), nullptr) << msptiExtGetLastError();
@@ -113,7 +125,7 @@ TEST(BufferLimit, DefaultsAndBadInput) {
     EXPECT_EQ(msptiExtActivitySetBufferLimit(8, MSPTI_EXT_BUFFER_LIMIT_WAIT, 3600u * 1000 + 1),
               MSPTI_ERROR_INVALID_PARAMETER);
     ASSERT_EQ(msptiExtActivityGetBufferLimit(&max, &policy, &wait), MSPTI_SUCCESS);
-    EXPECT_EQ(max, 32u);  // a rejected call changes nothing
+    EXPECT_EQ(max, 1u << 20);  // a rejected call changes nothing
     EXPECT_EQ(policy, MSPTI_EXT_BUFFER_LIMIT_DROP);
 
     ASSERT_EQ(msptiExtActivitySetBufferLimit(5, MSPTI_EXT_BUFFER_LIMIT_WAIT, 250), MSPTI_SUCCESS);
@@ -136,7 +148,8 @@ TEST(BufferLimit, EnvironmentSetsTheLimit) {
     EXPECT_EQ(wait, 20u);
 }
 
-TEST(BufferLimit, ThirtyTwoProducersWithAFastClientStayWithinTheDefaultLimit) {
+TEST(BufferLimit, ThirtyTwoProducersWithAFastClientStayWithinACountLimit) {
+    ASSERT_EQ(msptiExtActivitySetBufferLimit(32, MSPTI_EXT_BUFFER_LIMIT_DROP, 0), MSPTI_SUCCESS);
     Start();
     Produce(32, 20000);
     msptiActivityFlushAll(1);
@@ -151,6 +164,7 @@ TEST(BufferLimit, ThirtyTwoProducersWithAFastClientStayWithinTheDefaultLimit) {
 TEST(BufferLimit, ASlowConsumerMakesProducersDropNotGrow) {
     // The consumer is held until the producers are done: without a limit every record would
     // sit in a buffer of its own (32 x 2000 marks = ~1100 buffers of 4 KiB).
+    ASSERT_EQ(msptiExtActivitySetBufferLimit(32, MSPTI_EXT_BUFFER_LIMIT_DROP, 0), MSPTI_SUCCESS);
     Start();
     g_client.close_gate();
     Produce(32, 2000);
@@ -217,4 +231,30 @@ TEST(BufferLimit, FlushAllHandsBuffersBackInsteadOfDropping) {
     EXPECT_EQ(s.dropped, 0u);
     EXPECT_EQ(g_client.records.load(), 240u);
     EXPECT_EQ(g_client.max_out.load(), 1);
+}
+
+// The default limit counts bytes: a client of 4 KiB buffers gets as much room as one of 8 MiB
+// buffers (256 MiB), so a slow consumer of small buffers holds 64 KiB buffers out, not 32.
+TEST(BufferLimit, TheDefaultLimitCountsBytesNotBuffers) {
+    Start();
+    g_client.close_gate();
+    Produce(8, 4000);  // 32,000 marks of 56 bytes: about 440 buffers of 4 KiB, held by the closed gate
+    EXPECT_GT(g_client.max_out.load(), 400);
+    g_client.open_gate();
+    msptiActivityFlushAll(1);
+    msptiExtActivityStats s = MarkerStats();
+    EXPECT_EQ(s.produced, 8u * 4000u);
+    EXPECT_EQ(s.dropped, 0u);
+    EXPECT_EQ(g_client.records.load(), s.produced);
+    // With a byte limit of 64 KiB, at most 16 (+1: a request passes it by one buffer) are out.
+    g_client.max_out.store(0);
+    ASSERT_EQ(msptiExtActivitySetBufferBytesLimit(64 << 10), MSPTI_SUCCESS);
+    g_client.close_gate();
+    Produce(8, 2000);
+    EXPECT_LE(g_client.max_out.load(), 17);
+    g_client.open_gate();
+    msptiActivityFlushAll(1);
+    s = MarkerStats();
+    EXPECT_EQ(s.produced, s.delivered + s.dropped);
+    EXPECT_GT(s.dropped, 0u);
 }

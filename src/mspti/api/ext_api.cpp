@@ -57,6 +57,24 @@ msptiResult msptiExtActivityGetBufferLimit(size_t *maxBuffersInFlight, msptiExtB
     return MSPTI_SUCCESS;
 }
 
+msptiResult msptiExtActivitySetBufferBytesLimit(size_t maxBytesInFlight) {
+    namespace limit = mspti::buffer_limit;
+    if (maxBytesInFlight < limit::kMinMaxBytesInFlight || maxBytesInFlight > limit::kMaxMaxBytesInFlight)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivitySetBufferBytesLimit: maxBytesInFlight %zu is not in %zu..%zu",
+                           maxBytesInFlight, limit::kMinMaxBytesInFlight, limit::kMaxMaxBytesInFlight);
+    limit::set_max_bytes(maxBytesInFlight);
+    mspti::ActivityEngine::instance().limit_changed();
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtActivityGetBufferBytesLimit(size_t *maxBytesInFlight) {
+    if (maxBytesInFlight == nullptr)
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityGetBufferBytesLimit: maxBytesInFlight is NULL");
+    *maxBytesInFlight = mspti::buffer_limit::max_bytes_in_flight();
+    return MSPTI_SUCCESS;
+}
+
 msptiResult msptiExtActivityReportDiscarded(msptiActivityKind kind, uint64_t count) {
     if (!mspti::is_valid_kind(kind))
         return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,

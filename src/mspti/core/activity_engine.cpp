@@ -175,7 +175,9 @@ void ActivityEngine::nudge() {
 bool ActivityEngine::at_limit() const {
     // Buffers asked for inside a complete callback (a nested flush) are exempt: that thread is
     // the one handing buffers back, so waiting for one there would never end.
-    return buffers_out_ >= buffer_limit::max_in_flight() && t_in_complete == 0;
+    // A request may pass the byte limit by one buffer: its size is known only once it is made.
+    return (buffers_out_ >= buffer_limit::max_in_flight() || bytes_out_ >= buffer_limit::max_bytes_in_flight()) &&
+           t_in_complete == 0;
 }
 
 bool ActivityEngine::buffer_available() const {
@@ -219,6 +221,7 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
             delivered_cv_.notify_all();
             return Obtained::Declined;
         }
+        bytes_out_ += size;
         if (size == 0 || reinterpret_cast<uintptr_t>(data) % 8 != 0) {
             // Unusable: records are 8-byte structures written from the buffer's start. The
             // client still owns the buffer, so it goes back through the complete callback, empty.
@@ -249,6 +252,8 @@ void ActivityEngine::retire_current() {
     current_.seq = next_seq_++;
     completed_.push_back(current_);
     current_ = ClientBuffer{};
+    // A flush or the worker waiting at the limit hands it back (a producer never does).
+    delivered_cv_.notify_all();
 }
 
 const char *ActivityEngine::place_name(const char *name, uint8_t *out, size_t valid, size_t record_size,
@@ -320,10 +325,12 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             copied[k] = 0;
         }
     };
+    // Up to the records staged when the drain began: a producer that goes on recording cannot
+    // keep a drain (a flush, the worker) going for ever; later records wait for the next one.
+    const uint64_t head = s->ring.read_head();
     for (;;) {
         uint64_t tail = s->ring.read_tail();
-        uint64_t head = s->ring.read_head();
-        if (tail == head) return false;
+        if (tail >= head) return false;  // (another consumer may have drained past it while we asked for a buffer)
         // The buffer's fields in locals: the copies below could alias any member. Records may
         // use the bytes up to `names_at`, where the copied names begin.
         uint8_t *const out = current_.data;
@@ -444,6 +451,7 @@ void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         in_flight_.erase(b.seq);
         --buffers_out_;
+        bytes_out_ -= b.size;
         wait_stalled_ = false;
         if (b.seq == next_delivery_) {
             ++next_delivery_;
@@ -489,7 +497,9 @@ void ActivityEngine::flush_all() {
             else
                 names::drained(names_ticket);
             if (blocked && batch.empty()) {
-                delivered_cv_.wait(lock, [this] { return buffer_available(); });
+                // Buffers come back from whoever is handing them back, or producers complete
+                // buffers for us to hand back: either way there is progress to make.
+                delivered_cv_.wait(lock, [this] { return buffer_available() || !completed_.empty(); });
                 continue;
             }
         }
@@ -618,7 +628,7 @@ void ActivityEngine::worker_main() {
             // (another thread may be handing them back), rather than sleeping a full period.
             if (batch.empty()) {
                 std::unique_lock<std::mutex> lock(consumer_mutex_);
-                delivered_cv_.wait_for(lock, timeout, [this] { return buffer_available(); });
+                delivered_cv_.wait_for(lock, timeout, [this] { return buffer_available() || !completed_.empty(); });
             }
             std::lock_guard<std::mutex> lock(wake_mutex_);
             if (stopping_) break;
@@ -699,6 +709,8 @@ void ActivityEngine::fork_child() {
     in_flight_.clear();
     // The buffers out are the ones kept above; those the parent was handing back stay its own.
     buffers_out_ = spare_.size();
+    bytes_out_ = 0;
+    for (const ClientBuffer &b : spare_) bytes_out_ += b.size;
     wait_stalled_ = false;
     delivered_early_.clear();
     next_delivery_ = next_seq_;

@@ -190,6 +190,7 @@ private:
     std::vector<ClientBuffer> completed_;
     std::set<uint64_t> in_flight_;
     size_t buffers_out_ = 0;  // requested from the client, not yet back from complete
+    size_t bytes_out_ = 0;  // their sizes
     bool wait_stalled_ = false;  // a lossless wait timed out; no waiting until a buffer is back
     uint64_t next_seq_ = 1;
     uint64_t next_delivery_ = 1;  // seq of the next buffer to hand back in order

@@ -11,6 +11,7 @@ namespace {
 
 struct Settings {
     std::atomic<size_t> max_in_flight{kDefaultMaxInFlight};
+    std::atomic<size_t> max_bytes{kDefaultMaxBytesInFlight};
     std::atomic<int> policy{MSPTI_EXT_BUFFER_LIMIT_DROP};
     std::atomic<uint32_t> wait_ms{kDefaultWaitMs};
 };
@@ -32,6 +33,8 @@ Settings &settings() {
     static Settings *s = [] {
         auto *fresh = new Settings();  // leaked: read while the process exits
         fresh->max_in_flight.store(env_number("MSPTI_MAX_BUFFERS_IN_FLIGHT", 1, kMaxMaxInFlight, kDefaultMaxInFlight));
+        fresh->max_bytes.store(env_number("MSPTI_MAX_BYTES_IN_FLIGHT", kMinMaxBytesInFlight, kMaxMaxBytesInFlight,
+                                          kDefaultMaxBytesInFlight));
         fresh->wait_ms.store(static_cast<uint32_t>(env_number("MSPTI_BUFFER_WAIT_MS", 0, kMaxWaitMs, kDefaultWaitMs)));
         if (const char *text = std::getenv("MSPTI_BUFFER_LIMIT_POLICY")) {
             if (strcasecmp(text, "wait") == 0) {
@@ -48,6 +51,10 @@ Settings &settings() {
 }  // namespace
 
 size_t max_in_flight() { return settings().max_in_flight.load(std::memory_order_relaxed); }
+
+size_t max_bytes_in_flight() { return settings().max_bytes.load(std::memory_order_relaxed); }
+
+void set_max_bytes(size_t max) { settings().max_bytes.store(max, std::memory_order_relaxed); }
 
 msptiExtBufferLimitPolicy policy() {
     return static_cast<msptiExtBufferLimitPolicy>(settings().policy.load(std::memory_order_relaxed));
