@@ -21,8 +21,7 @@ void write_pointer(char *field, const char *p) { std::memcpy(field, &p, sizeof(p
 
 }  // namespace
 
-RecordBatchCopy::RecordBatchCopy(const RecordBatch &batch)
-    : view_(batch) {
+RecordBatchCopy::RecordBatchCopy(const RecordBatch &batch) : view_(batch) {
     if (batch.data != nullptr) {
         const char *from = static_cast<const char *>(batch.data);
         records_.assign(from, from + batch.size_bytes());

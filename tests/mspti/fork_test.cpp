@@ -228,8 +228,8 @@ TEST(Fork, ChildrenWithSmallBuffersLoseNothingToTheDefaultLimit) {
     for (auto &p : producers) p.join();
     msptiActivityFlushAll(1);
     g_buffer_bytes.store(64 << 10);
-    EXPECT_TRUE(failures.empty()) << failures.size() << " of 20 children failed; first: "
-                                  << (failures.empty() ? "" : failures.front());
+    EXPECT_TRUE(failures.empty()) << failures.size()
+                                  << " of 20 children failed; first: " << (failures.empty() ? "" : failures.front());
 }
 
 TEST(Fork, RecordsTheParentStagedBeforeTheForkAreNotDeliveredByTheChild) {

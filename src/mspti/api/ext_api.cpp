@@ -70,7 +70,8 @@ msptiResult msptiExtActivitySetBufferBytesLimit(size_t maxBytesInFlight) {
 
 msptiResult msptiExtActivityGetBufferBytesLimit(size_t *maxBytesInFlight) {
     if (maxBytesInFlight == nullptr)
-        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtActivityGetBufferBytesLimit: maxBytesInFlight is NULL");
+        return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER,
+                           "msptiExtActivityGetBufferBytesLimit: maxBytesInFlight is NULL");
     *maxBytesInFlight = mspti::buffer_limit::max_bytes_in_flight();
     return MSPTI_SUCCESS;
 }

@@ -33,7 +33,9 @@ void Complete(uint8_t *buffer, size_t, size_t) { std::free(buffer); }
 using Clock = std::chrono::steady_clock;
 std::atomic<int64_t> g_flush_started_ns{-1};  // -1: no flush in progress
 
-int64_t NowNs() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+int64_t NowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
 
 }  // namespace
 
@@ -46,7 +48,8 @@ int main(int argc, char **argv) {
     int seconds = std::atoi(argv[2]);
     if (msptiActivityRegisterCallbacks(Request, Complete) != MSPTI_SUCCESS ||
         msptiExtActivitySetBufferLimit(2, MSPTI_EXT_BUFFER_LIMIT_DROP, 0) != MSPTI_SUCCESS ||
-        msptiActivityFlushPeriod(period) != MSPTI_SUCCESS || msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER) != MSPTI_SUCCESS) {
+        msptiActivityFlushPeriod(period) != MSPTI_SUCCESS ||
+        msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER) != MSPTI_SUCCESS) {
         std::fprintf(stderr, "setup failed: %s\n", msptiExtGetLastError());
         return 2;
     }

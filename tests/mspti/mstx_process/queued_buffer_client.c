@@ -74,8 +74,8 @@ static void check_name(Reader *r, const char *name) {
         round >= r->rounds || index < 0 || index >= r->per_round) {
         if (r->bad++ < 5) {
             fprintf(stderr, "bad name: \"");
-            for (const unsigned char *p = (const unsigned char *)name; *p != '\0' && p - (const unsigned char *)name < 40;
-                 ++p)
+            for (const unsigned char *p = (const unsigned char *)name;
+                 *p != '\0' && p - (const unsigned char *)name < 40; ++p)
                 fprintf(stderr, *p >= 32 && *p < 127 ? "%c" : "\\x%02x", *p);
             fprintf(stderr, "\"\n");
         }
@@ -138,8 +138,8 @@ int main(int argc, char **argv) {
     unsigned long long missing = 0;
     for (size_t i = 0; i < (size_t)per_round * (size_t)rounds; ++i) missing += reader.seen[i] == 0;
     msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
-    printf("%llu markers read; %llu bad names, %llu read twice, %llu missing\n", reader.markers, reader.bad,
-           reader.dup, missing);
+    printf("%llu markers read; %llu bad names, %llu read twice, %llu missing\n", reader.markers, reader.bad, reader.dup,
+           missing);
     free(reader.seen);
     return reader.bad == 0 && reader.dup == 0 && missing == 0 &&
                    reader.markers == (unsigned long long)per_round * (unsigned long long)rounds
