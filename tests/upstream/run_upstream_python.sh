@@ -17,4 +17,5 @@ export PYTHONPATH="$PYTHONPATH:$pydir" PYTHONDONTWRITEBYTECODE=1
 export LD_PRELOAD="$ASCEND_HOME_PATH/lib64/libmspti.so"
 "$python" -c "import mspti, sys; sys.exit(0 if mspti.__file__.startswith('$cann_root') or 'upstream' in mspti.__file__ else 1)" ||
     { echo "FAIL: import mspti did not find msPTI's package"; exit 1; }
-"$python" -m vnpu.run --nproc_per_node "$ranks" "$sample" | "$python" "$check" "$ranks"
+# shellcheck disable=SC2086  # the sample may carry its arguments
+"$python" -m vnpu.run --nproc_per_node "$ranks" $sample | "$python" "$check" "$ranks"
