@@ -4,13 +4,17 @@
 # <build>/upstream/lib, and <build>/ascend-upstream is the virtual CANN with that libmspti.so in place of
 # ours (its set_env.sh as <build>/ascend's), where msPTI's samples and Python package run
 # (tests/upstream). Unset, those tests are skipped with a message saying how to enable them.
-set(MSPTI_UPSTREAM_SOURCE "$ENV{MSPTI_UPSTREAM_SOURCE}" CACHE PATH
-    "msPTI's source tree (github Ascend/mspti), to build its libmspti.so for tests; empty: those tests skip")
+set(MSPTI_UPSTREAM_SOURCE "" CACHE PATH
+    "msPTI's source tree (github Ascend/mspti), to build its libmspti.so for tests; empty: the environment variable, else those tests skip")
+set(upstream_source "${MSPTI_UPSTREAM_SOURCE}")
+if(NOT upstream_source AND DEFINED ENV{MSPTI_UPSTREAM_SOURCE})
+  set(upstream_source "$ENV{MSPTI_UPSTREAM_SOURCE}")  # read at each configure, as CI sets it
+endif()
 set(MSPTI_UPSTREAM_DIR "")
-if(MSPTI_UPSTREAM_SOURCE)
-  get_filename_component(MSPTI_UPSTREAM_DIR "${MSPTI_UPSTREAM_SOURCE}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
+if(upstream_source)
+  get_filename_component(MSPTI_UPSTREAM_DIR "${upstream_source}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
   if(NOT EXISTS "${MSPTI_UPSTREAM_DIR}/csrc/common/function_loader.cpp")
-    message(FATAL_ERROR "MSPTI_UPSTREAM_SOURCE=${MSPTI_UPSTREAM_SOURCE} (${MSPTI_UPSTREAM_DIR}) is not msPTI's source "
+    message(FATAL_ERROR "MSPTI_UPSTREAM_SOURCE=${upstream_source} (${MSPTI_UPSTREAM_DIR}) is not msPTI's source "
                         "tree: no csrc/common/function_loader.cpp there")
   endif()
 endif()

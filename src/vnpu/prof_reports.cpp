@@ -226,6 +226,12 @@ void trace_reached(const Task &task, const TracePayload &payload, uint64_t now_n
 }
 
 void device_state(int32_t device_id, bool open) noexcept {
+    constexpr uint32_t kDrainTimeoutMs = 5000;  // a profiler that stopped reading does not hold the close
+    if (!open) {
+        // As a driver delivers a closing device's profiling data: the records of its last tasks reach the
+        // profiler before the program goes on to tear its profiling down.
+        vnpuHalDrain(static_cast<uint32_t>(device_id), kDrainTimeoutMs);
+    }
     MsprofNotifySetDevice(vnpuHalChipId(), static_cast<uint32_t>(device_id), open);
 }
 

@@ -19,9 +19,13 @@ def main():
         seen[(int(m.group(1)), "range", m.group(2), m.group(3))] += 1
         if int(m.group(5)) <= int(m.group(4)):
             failures.append(f"range ends before it starts: {m.group(0)}")
-    for m in re.finditer(r"\[rank (\d+)\] \[HCCL\] name: (\w+), commName: \S+, start: (\d{19}), end: (\d{19})", text):
+    # Start 0: msPTI missed the op's start marker, a race of its own (docs/architecture.md); warned, not failed.
+    for m in re.finditer(r"\[rank (\d+)\] \[HCCL\] name: (\w+), commName: \S+, start: (\d{19}|0), end: (\d{19})",
+                         text):
         seen[(int(m.group(1)), "hccl", "", m.group(2))] += 1
-        if int(m.group(4)) <= int(m.group(3)):
+        if m.group(3) == "0":
+            print(f"WARNING: msPTI missed the start marker of {m.group(0)}")
+        elif int(m.group(4)) <= int(m.group(3)):
             failures.append(f"HCCL record ends before it starts: {m.group(0)}")
     for rank in range(ranks):
         for key in ((rank, "mark", "MSPTI_ACTIVITY_SOURCE_KIND_HOST", "step"),

@@ -147,6 +147,11 @@ int vnpuHalWriteTaskLog(uint32_t deviceId, uint32_t streamId, uint32_t taskId, u
 /** Writes a TS-FW step-trace record in the chip's layout. 0, or -1 when dropped. */
 int vnpuHalWriteStepTrace(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint64_t indexId, uint64_t modelId,
                           uint16_t tagId, uint64_t ticks);
+/**
+ * Delivers what the device's started channels hold before it closes: reports them to poll and waits,
+ * at most timeoutMs, until the profiler has read them and come back for more. 1 if it did, else 0.
+ */
+int vnpuHalDrain(uint32_t deviceId, uint32_t timeoutMs);
 /** Records dropped so far on a channel because its ring was full. */
 uint64_t vnpuHalChannelDropped(uint32_t deviceId, uint32_t channelId);
 }

@@ -26,6 +26,7 @@ struct Channel {
     std::atomic<bool> on{false};
     std::atomic<uint64_t> dropped{0};
     bool pending = false;  // guarded by Channels::pollMu: new data or a flush since a poll reported it
+    uint64_t emptyReads = 0;  // guarded by mu: reads that found the ring empty
     std::mutex mu;  // guards the ring
     std::vector<char> ring;
     size_t head = 0;  // read position
@@ -37,6 +38,7 @@ struct Channels {
     Channel soclog[kMaxDevices];
     std::mutex pollMu;  // guards started and the poll wake-ups
     std::condition_variable pollCv;
+    std::condition_variable readCv;  // with a channel's mu: a read found the ring empty (vnpuHalDrain)
     uint32_t started = 0;
 };
 
@@ -208,6 +210,10 @@ HAL_EXPORT int prof_channel_read(unsigned int deviceId, unsigned int channelId, 
     std::lock_guard<std::mutex> lock(c->mu);
     const size_t len = std::min(c->size, bufSize / rec * rec);  // whole records only
     if (len == 0) {
+        if (c->size == 0) {
+            ++c->emptyReads;
+            channels().readCv.notify_all();
+        }
         return 0;
     }
     const size_t first = std::min(len, c->ring.size() - c->head);
@@ -236,6 +242,31 @@ HAL_EXPORT int halProfDataFlush(unsigned int deviceId, unsigned int channelId, u
         signal(*c);
     }
     return 0;
+}
+
+// A reader's loop ends with a read that finds the ring empty, after it parsed what it read before; so
+// once such a read follows the flush, the profiler has everything the device wrote.
+HAL_EXPORT int vnpuHalDrain(uint32_t deviceId, uint32_t timeoutMs) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    int drained = 1;
+    for (uint32_t ch : {kChannelTsFw, kChannelStarsSocLog}) {
+        Channel *c = find(deviceId, ch);
+        if (c == nullptr || !c->on.load()) {
+            continue;
+        }
+        uint64_t before = 0;
+        {
+            std::lock_guard<std::mutex> lock(c->mu);
+            before = c->emptyReads;
+        }
+        signal(*c);  // as a flush: a poller dispatches the reader now
+        std::unique_lock<std::mutex> lock(c->mu);
+        if (!channels().readCv.wait_until(lock, deadline,
+                                          [&] { return !c->on.load() || (c->size == 0 && c->emptyReads > before); })) {
+            drained = 0;
+        }
+    }
+    return drained;
 }
 
 HAL_EXPORT int vnpuHalChannelOn(uint32_t deviceId, uint32_t channelId) {
