@@ -40,7 +40,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mspti ${PROJECT_SOURCE_DIR}/incl
 install(DIRECTORY ${MSPTI_GENERATED_INCLUDE_DIR}/ DESTINATION include)
 
 # --- the other libraries -------------------------------------------------------------------------------
-foreach(target vnpu vnpu_hccl_mpi mspti_java vnpu_java)
+foreach(target vnpu vnpu_hccl_mpi profapi ascend_hal mspti_java vnpu_java)
   if(TARGET ${target})
     install(TARGETS ${target} LIBRARY DESTINATION lib)
   endif()
@@ -58,7 +58,7 @@ if(TARGET vnpu)
   foreach(name vnpu ${cann_names})
     list(APPEND links lib${name}.so=libvnpu.so)
   endforeach()
-  list(APPEND links libmspti.so=libmspti.so)
+  list(APPEND links libmspti.so=libmspti.so libprofapi.so=libprofapi.so libascend_hal.so=libascend_hal.so)
   if(TARGET vnpu_hccl_mpi)
     list(APPEND links libvnpu_hccl_mpi.so=libvnpu_hccl_mpi.so)
   endif()

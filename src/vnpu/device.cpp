@@ -59,14 +59,19 @@ VNPU_EXPORT aclError aclrtSetDevice(int32_t device_id) {
         return ACL_ERROR_RT_INVALID_DEVICEID;
     }
     std::shared_ptr<vnpu::Context> context;
+    bool opened = false;
     {
         std::lock_guard<std::mutex> lock(dev->mu);
-        if (dev->ref_count++ == 0 || !dev->default_context) {
+        opened = dev->ref_count++ == 0;
+        if (opened || !dev->default_context) {
             dev->default_context = rt.create_context(device_id, true);
         }
         context = dev->default_context;
     }
     vnpu::set_current_context_handle(context.get());
+    if (opened) {
+        vnpu::cann::device_state(device_id, true);  // outside the lock: a profiler starts its device tasks here
+    }
     return ACL_SUCCESS;
 }
 
@@ -92,6 +97,7 @@ VNPU_EXPORT aclError aclrtResetDevice(int32_t device_id) {
             vnpu::set_current_context_handle(nullptr);
         }
         rt.destroy_context(released);  // waits for the streams' pending tasks
+        vnpu::cann::device_state(device_id, false);
     }
     return ACL_SUCCESS;
 }

@@ -45,17 +45,26 @@ uint64_t now_ns() noexcept {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-ApiSpan::ApiSpan(vnpuApiLevel level, const char *name) noexcept : table_(current()), level_(level), name_(name) {
-    if (table_ != nullptr && table_->onApi != nullptr) {
-        beginNs_ = now_ns();
-    } else {
+ApiSpan::ApiSpan(vnpuApiLevel level, const char *name) noexcept
+    : table_(current()), cann_(cann::api_wanted(level)), level_(level), name_(name) {
+    if (table_ == nullptr || table_->onApi == nullptr) {
         table_ = nullptr;
+    }
+    if (table_ != nullptr || cann_) {
+        beginNs_ = now_ns();
     }
 }
 
 ApiSpan::~ApiSpan() {
+    if (table_ == nullptr && !cann_) {
+        return;
+    }
+    const uint64_t end = now_ns();
     if (table_ != nullptr) {
-        table_->onApi(table_->userdata, level_, name_, beginNs_, now_ns());
+        table_->onApi(table_->userdata, level_, name_, beginNs_, end);
+    }
+    if (cann_) {
+        cann::report_api(level_, name_, beginNs_, end);
     }
 }
 
@@ -64,17 +73,24 @@ void api(vnpuApiLevel level, const char *name, uint64_t begin_ns, uint64_t end_n
     if (t != nullptr && t->onApi != nullptr) {
         t->onApi(t->userdata, level, name, begin_ns, end_ns);
     }
+    if (cann::api_wanted(level)) {
+        cann::report_api(level, name, begin_ns, end_ns);
+    }
 }
 
 ExecutionTag kernel_enqueued(const vnpuKernelInfo &info) noexcept {
+    ExecutionTag tag;
+    tag.cann = cann::kernel_enqueued(info);
     const vnpuProfiler *t = current();
-    if (t == nullptr || t->onKernelEnqueue == nullptr) {
-        return {};
+    if (t != nullptr && t->onKernelEnqueue != nullptr) {
+        tag.table = t;
+        tag.tag = t->onKernelEnqueue(t->userdata, &info);
     }
-    return {t, t->onKernelEnqueue(t->userdata, &info)};
+    return tag;
 }
 
 void kernel_executed(const ExecutionTag &tag, const vnpuKernelInfo &info, uint64_t start_ns, uint64_t end_ns) noexcept {
+    cann::task_executed(tag.cann, start_ns, end_ns);
     if (tag.tag == 0) {
         return;
     }
@@ -85,14 +101,18 @@ void kernel_executed(const ExecutionTag &tag, const vnpuKernelInfo &info, uint64
 }
 
 ExecutionTag collective_enqueued(const vnpuCollectiveInfo &info) noexcept {
+    ExecutionTag tag;
+    tag.cann = cann::collective_enqueued(info);
     const vnpuProfiler *t = current();
-    if (t == nullptr || t->onCollectiveEnqueue == nullptr) {
-        return {};
+    if (t != nullptr && t->onCollectiveEnqueue != nullptr) {
+        tag.table = t;
+        tag.tag = t->onCollectiveEnqueue(t->userdata, &info);
     }
-    return {t, t->onCollectiveEnqueue(t->userdata, &info)};
+    return tag;
 }
 
 void collective_executed(const ExecutionTag &tag, uint64_t start_ns, uint64_t end_ns) noexcept {
+    cann::task_executed(tag.cann, start_ns, end_ns);
     if (tag.tag == 0) {
         return;
     }

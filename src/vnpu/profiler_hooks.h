@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "prof_reports.h"
 #include "vnpu/vnpu_profiler.h"
 
 namespace vnpu::profiler {
@@ -23,15 +24,18 @@ public:
 
 private:
     const vnpuProfiler *table_;
+    bool cann_;  // reported to libprofapi as well
     vnpuApiLevel level_;
     const char *name_;
     uint64_t beginNs_ = 0;
 };
 
-/// What an enqueued task needs to report its execution: the table that issued the tag, and the tag.
+/// What an enqueued task needs to report its execution: the table that issued the tag, and the tag; and
+/// the task as the virtual CANN's device channels know it.
 struct ExecutionTag {
     const vnpuProfiler *table = nullptr;
     uint64_t tag = 0;
+    cann::Task cann{};
 };
 
 ExecutionTag kernel_enqueued(const vnpuKernelInfo &info) noexcept;

@@ -72,8 +72,8 @@ VNPU_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, v
     return target->enqueue([fn, args] { fn(args); }) != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
-// CANN's device marker task. Its payload layout is Ascend-specific, so the virtual NPU only keeps the
-// stream-order point; profilers get device markers through vnpuStreamTrace instead.
+// CANN's device marker task: an 18-byte {indexId, modelId, tagId} payload comes back as a TS-FW step
+// trace when the stream reaches it (prof_reports.h); other payloads only keep the stream-order point.
 VNPU_EXPORT aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream stream) {
     if (userdata == nullptr || length <= 0) {
         return ACL_ERROR_INVALID_PARAM;
@@ -83,7 +83,12 @@ VNPU_EXPORT aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream 
     if (rc != ACL_SUCCESS) {
         return rc;
     }
-    return target->enqueue([] {}) != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
+    vnpu::cann::TracePayload payload;
+    const vnpu::cann::Task task =
+        vnpu::cann::trace_enqueued(static_cast<uint32_t>(target->device_id()), target->id(), userdata, length, payload);
+    return target->enqueue([task, payload] { vnpu::cann::trace_reached(task, payload, vnpu::profiler::now_ns()); }) != 0
+               ? ACL_SUCCESS
+               : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
 VNPU_EXPORT int vnpuStreamTrace(void *stream, uint64_t mark_id, uint32_t flag) {

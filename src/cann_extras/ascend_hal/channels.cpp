@@ -1,0 +1,325 @@
+// libascend_hal.so, profiling channels: per device a STARS SoC-log ring (channel 50) and a TS-FW ring
+// (channel 44). Stream workers write whole records while a channel is started; a profiler polls for
+// channels with new data, reads whole records and flushes. New data is reported to poll at once (the
+// driver's sample period is not modelled: see docs/architecture.md).
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ascend_hal.h"
+
+#define HAL_EXPORT __attribute__((visibility("default")))
+
+namespace vnpu::hal {
+namespace {
+
+constexpr uint32_t kMaxDevices = 64;
+constexpr size_t kRingRecords = 32768;  // per channel: 2 MiB of 64-byte records
+
+using Clock = std::chrono::steady_clock;
+
+struct Channel {
+    std::atomic<bool> on{false};
+    std::atomic<uint64_t> dropped{0};
+    bool pending = false;  // guarded by Channels::pollMu: new data or a flush since a poll reported it
+    uint64_t emptyReads = 0;  // guarded by mu: reads that found the ring empty
+    std::mutex mu;  // guards the ring
+    std::vector<char> ring;
+    size_t head = 0;  // read position
+    size_t size = 0;  // bytes stored
+};
+
+struct Channels {
+    Channel tsfw[kMaxDevices];
+    Channel soclog[kMaxDevices];
+    std::mutex pollMu;  // guards started and the poll wake-ups
+    std::condition_variable pollCv;
+    std::condition_variable readCv;  // with a channel's mu: a read found the ring empty (vnpuHalDrain)
+    uint32_t started = 0;
+};
+
+Channels &channels() {
+    static auto *c = new Channels;  // leaked on purpose: workers may write during process exit
+    return *c;
+}
+
+Channel *find(uint32_t dev, uint32_t ch) {
+    if (dev >= kMaxDevices) {
+        return nullptr;
+    }
+    if (ch == kChannelTsFw) {
+        return &channels().tsfw[dev];
+    }
+    if (ch == kChannelStarsSocLog) {
+        return &channels().soclog[dev];
+    }
+    return nullptr;
+}
+
+size_t record_size(uint32_t ch) {
+    if (ch == kChannelTsFw) {
+        return sizeof(StepTrace);
+    }
+    return vnpuHalChipId() == kChipV6 ? sizeof(StarsSocLogV6) : sizeof(StarsSocLog);
+}
+
+// Tells a poller that the channel has something for it.
+void signal(Channel &c) {
+    Channels &all = channels();
+    std::lock_guard<std::mutex> lock(all.pollMu);
+    c.pending = true;
+    all.pollCv.notify_all();
+}
+
+int write_record(uint32_t dev, uint32_t ch, const void *record, size_t len) {
+    Channel *c = find(dev, ch);
+    if (c == nullptr || !c->on.load(std::memory_order_acquire)) {
+        return -1;
+    }
+    bool was_empty = false;
+    {
+        std::lock_guard<std::mutex> lock(c->mu);
+        if (c->ring.empty() || c->ring.size() - c->size < len) {
+            c->dropped.fetch_add(1, std::memory_order_relaxed);
+            return -1;
+        }
+        size_t tail = (c->head + c->size) % c->ring.size();
+        const size_t first = std::min(len, c->ring.size() - tail);
+        std::memcpy(c->ring.data() + tail, record, first);
+        std::memcpy(c->ring.data(), static_cast<const char *>(record) + first, len - first);
+        was_empty = c->size == 0;
+        c->size += len;
+    }
+    if (was_empty) {
+        signal(*c);
+    }
+    return 0;
+}
+
+}  // namespace
+}  // namespace vnpu::hal
+
+using namespace vnpu::hal;
+
+extern "C" {
+
+HAL_EXPORT int prof_drv_get_channels(unsigned int deviceId, ChannelList *channelList) {
+    uint32_t count = 0;
+    drvGetDevNum(&count);
+    if (channelList == nullptr || deviceId >= count) {
+        return kProfError;
+    }
+    std::memset(channelList, 0, sizeof *channelList);
+    channelList->chipType = vnpuHalChipId();
+    channelList->channelNum = 2;
+    std::snprintf(channelList->channel[0].channelName, sizeof channelList->channel[0].channelName, "ts_fw");
+    channelList->channel[0].channelType = 0;  // PROF_CHANNEL_TYPE_TS
+    channelList->channel[0].channelId = kChannelTsFw;
+    std::snprintf(channelList->channel[1].channelName, sizeof channelList->channel[1].channelName, "stars_soc_log");
+    channelList->channel[1].channelType = 1;  // PROF_CHANNEL_TYPE_PERIPHERAL
+    channelList->channel[1].channelId = kChannelStarsSocLog;
+    return 0;
+}
+
+HAL_EXPORT int prof_drv_start(unsigned int deviceId, unsigned int channelId, ProfStartPara *startPara) {
+    uint32_t count = 0;
+    drvGetDevNum(&count);
+    Channel *c = deviceId < count ? find(deviceId, channelId) : nullptr;
+    if (c == nullptr || startPara == nullptr || (startPara->userData == nullptr && startPara->userDataSize != 0)) {
+        std::fprintf(stderr,
+                     "libascend_hal: prof_drv_start(device=%u, channel=%u, para=%p): no such channel or bad para\n",
+                     deviceId, channelId, static_cast<void *>(startPara));
+        return kProfError;
+    }
+    {
+        std::lock_guard<std::mutex> lock(c->mu);
+        if (c->ring.empty()) {
+            c->ring.resize(kRingRecords * record_size(channelId));
+        }
+    }
+    Channels &all = channels();
+    std::lock_guard<std::mutex> lock(all.pollMu);
+    if (!c->on.exchange(true)) {
+        ++all.started;
+    }
+    return 0;
+}
+
+HAL_EXPORT int prof_stop(unsigned int deviceId, unsigned int channelId) {
+    Channel *c = find(deviceId, channelId);
+    if (c == nullptr) {
+        return kProfError;
+    }
+    Channels &all = channels();
+    {
+        std::lock_guard<std::mutex> lock(all.pollMu);
+        if (c->on.exchange(false)) {
+            --all.started;
+        }
+        c->pending = false;
+        all.pollCv.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(c->mu);
+    c->head = 0;
+    c->size = 0;  // a stopped channel's data is gone, as the driver's
+    return 0;
+}
+
+HAL_EXPORT int prof_channel_poll(ProfPollInfo *outBuf, int num, int timeout) {
+    if (outBuf == nullptr || num <= 0 || timeout < 0) {
+        return kProfError;
+    }
+    Channels &all = channels();
+    auto collect = [&] {
+        int n = 0;
+        for (uint32_t dev = 0; dev < kMaxDevices && n < num; ++dev) {
+            for (uint32_t ch : {kChannelTsFw, kChannelStarsSocLog}) {
+                Channel *c = find(dev, ch);
+                if (n < num && c->pending && c->on.load()) {
+                    c->pending = false;
+                    outBuf[n++] = ProfPollInfo{dev, ch};
+                }
+            }
+        }
+        return n;
+    };
+    const Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout);
+    std::unique_lock<std::mutex> lock(all.pollMu);
+    for (;;) {
+        if (all.started == 0) {
+            return kProfStoppedAlready;
+        }
+        int n = collect();
+        if (n > 0 || Clock::now() >= deadline) {
+            return n;
+        }
+        all.pollCv.wait_until(lock, deadline);
+    }
+}
+
+HAL_EXPORT int prof_channel_read(unsigned int deviceId, unsigned int channelId, char *outBuf, unsigned int bufSize) {
+    Channel *c = find(deviceId, channelId);
+    if (c == nullptr || outBuf == nullptr) {
+        return kProfError;
+    }
+    const size_t rec = record_size(channelId);
+    std::lock_guard<std::mutex> lock(c->mu);
+    const size_t len = std::min(c->size, bufSize / rec * rec);  // whole records only
+    if (len == 0) {
+        if (c->size == 0) {
+            ++c->emptyReads;
+            channels().readCv.notify_all();
+        }
+        return 0;
+    }
+    const size_t first = std::min(len, c->ring.size() - c->head);
+    std::memcpy(outBuf, c->ring.data() + c->head, first);
+    std::memcpy(outBuf + first, c->ring.data(), len - first);
+    c->head = (c->head + len) % c->ring.size();
+    c->size -= len;
+    return static_cast<int>(len);
+}
+
+// The length reported is what is buffered plus one byte: msPTI counts a flush as done once it has read
+// that much, and the extra byte makes that the read after the one that returns the data, i.e. after
+// that data was parsed (a flush then covers the last kernel).
+HAL_EXPORT int halProfDataFlush(unsigned int deviceId, unsigned int channelId, unsigned int *dataLen) {
+    Channel *c = find(deviceId, channelId);
+    if (c == nullptr || dataLen == nullptr) {
+        return kProfError;
+    }
+    size_t buffered = 0;
+    {
+        std::lock_guard<std::mutex> lock(c->mu);
+        buffered = c->size;
+    }
+    *dataLen = buffered == 0 ? 0 : static_cast<unsigned int>(buffered + 1);
+    if (buffered != 0) {
+        signal(*c);
+    }
+    return 0;
+}
+
+// A reader's loop ends with a read that finds the ring empty, after it parsed what it read before; so
+// once such a read follows the flush, the profiler has everything the device wrote.
+HAL_EXPORT int vnpuHalDrain(uint32_t deviceId, uint32_t timeoutMs) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    int drained = 1;
+    for (uint32_t ch : {kChannelTsFw, kChannelStarsSocLog}) {
+        Channel *c = find(deviceId, ch);
+        if (c == nullptr || !c->on.load()) {
+            continue;
+        }
+        uint64_t before = 0;
+        {
+            std::lock_guard<std::mutex> lock(c->mu);
+            before = c->emptyReads;
+        }
+        signal(*c);  // as a flush: a poller dispatches the reader now
+        std::unique_lock<std::mutex> lock(c->mu);
+        if (!channels().readCv.wait_until(lock, deadline,
+                                          [&] { return !c->on.load() || (c->size == 0 && c->emptyReads > before); })) {
+            drained = 0;
+        }
+    }
+    return drained;
+}
+
+HAL_EXPORT int vnpuHalChannelOn(uint32_t deviceId, uint32_t channelId) {
+    Channel *c = find(deviceId, channelId);
+    return c != nullptr && c->on.load(std::memory_order_relaxed) ? 1 : 0;
+}
+
+HAL_EXPORT uint64_t vnpuHalChannelDropped(uint32_t deviceId, uint32_t channelId) {
+    Channel *c = find(deviceId, channelId);
+    return c != nullptr ? c->dropped.load() : 0;
+}
+
+HAL_EXPORT int vnpuHalWriteTaskLog(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint32_t funcType,
+                                   uint64_t ticks) {
+    if (vnpuHalChipId() == kChipV6) {
+        StarsSocLogV6 r{};
+        r.funcType = funcType & 0x3f;
+        r.taskId = taskId;
+        r.timestamp = ticks;
+        return write_record(deviceId, kChannelStarsSocLog, &r, sizeof r);
+    }
+    StarsSocLog r{};
+    r.funcType = funcType & 0x3f;
+    r.streamId = static_cast<uint16_t>(streamId);
+    r.taskId = static_cast<uint16_t>(taskId);
+    r.timestamp = ticks;
+    return write_record(deviceId, kChannelStarsSocLog, &r, sizeof r);
+}
+
+HAL_EXPORT int vnpuHalWriteStepTrace(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint64_t indexId,
+                                     uint64_t modelId, uint16_t tagId, uint64_t ticks) {
+    if (vnpuHalChipId() == kChipV6) {
+        StepTraceV6 r{};
+        r.rptType = kRptTypeStepTrace;
+        r.bufSize = sizeof r;
+        r.timestamp = ticks;
+        r.indexId = indexId;
+        r.modelId = modelId;
+        r.tagId = tagId;
+        r.streamId = static_cast<uint16_t>(streamId);
+        r.taskId = taskId;
+        return write_record(deviceId, kChannelTsFw, &r, sizeof r);
+    }
+    StepTrace r{};
+    r.rptType = kRptTypeStepTrace;
+    r.bufSize = sizeof r;
+    r.timestamp = ticks;
+    r.indexId = indexId;
+    r.modelId = modelId;
+    r.streamId = static_cast<uint16_t>(streamId);
+    r.taskId = static_cast<uint16_t>(taskId);
+    r.tagId = tagId;
+    return write_record(deviceId, kChannelTsFw, &r, sizeof r);
+}
+
+}  // extern "C"

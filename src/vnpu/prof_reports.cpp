@@ -1,0 +1,238 @@
+// The virtual NPU's reports to the virtual CANN's profiling interfaces (see prof_reports.h).
+#include "prof_reports.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "ascend_hal.h"
+#include "profapi.h"
+
+namespace vnpu::cann {
+namespace {
+
+namespace pa = vnpu::profapi;
+
+constexpr uint32_t kAgingOn = 1;  // eager (non-graph) work
+constexpr uint64_t kTrackSwitches = pa::kSwitchTaskTime | pa::kSwitchRuntimeTrace;
+constexpr const char *kHcclTaskType = "HCCL";  // not "KERNEL...": msPTI makes no KERNEL record of it
+
+const pa::Gate &gate() {
+    static const pa::Gate *g = vnpuProfapiGate();
+    return *g;
+}
+
+uint64_t clock_ns(clockid_t id) {
+    timespec ts{};
+    clock_gettime(id, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Host reports carry CLOCK_MONOTONIC_RAW ns (see libascend_hal); the runtime measures CLOCK_MONOTONIC.
+// This is what to add to convert; one offset serves every time of one report, so their order holds.
+uint64_t host_offset() {
+    const uint64_t raw = clock_ns(CLOCK_MONOTONIC_RAW);
+    return raw - clock_ns(CLOCK_MONOTONIC);
+}
+
+uint32_t thread_id() {
+    thread_local const auto tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    return tid;
+}
+
+// Type ids registered with MsprofRegTypeInfo, one id space per (level, first id).
+uint32_t type_id(uint16_t level, uint32_t first, const char *name) {
+    static std::mutex mu;
+    static auto *ids = new std::map<std::pair<uint32_t, std::string>, uint32_t>;
+    static auto *next = new std::map<uint32_t, uint32_t>;
+    const uint32_t space = (static_cast<uint32_t>(level) << 16) | first;
+    std::lock_guard<std::mutex> lock(mu);
+    auto [it, inserted] = ids->emplace(std::make_pair(space, std::string(name)), 0);
+    if (inserted) {
+        auto [n, fresh] = next->emplace(space, first);
+        it->second = n->second++;
+        MsprofRegTypeInfo(level, it->second, name);
+    }
+    return it->second;
+}
+
+uint64_t hash_id(const char *name) { return MsprofGetHashId(name, std::strlen(name)); }
+
+uint64_t api_switch(vnpuApiLevel level) {
+    switch (level) {
+    case VNPU_API_LEVEL_ACL:
+    case VNPU_API_LEVEL_NODE: return pa::kSwitchAclApi;
+    case VNPU_API_LEVEL_HCCL:
+        return pa::kSwitchHcclTrace | pa::kSwitchAclApi;  // the HCCL API, or the node launch around it
+    case VNPU_API_LEVEL_RUNTIME: return pa::kSwitchRuntimeApi;
+    }
+    return 0;
+}
+
+void send_api(uint16_t level, uint32_t type, uint64_t item, uint64_t begin_ns, uint64_t end_ns, uint64_t offset) {
+    pa::MsprofApi api;
+    api.level = level;
+    api.type = type;
+    api.threadId = thread_id();
+    api.beginTime = begin_ns + offset;
+    api.endTime = end_ns + offset;
+    api.itemId = item;
+    MsprofReportApi(kAgingOn, &api);
+}
+
+// A collective's operation name, from its enqueue to the end of the HCCL API that enqueued it, when the
+// node launch around the HCCL API is reported (HCCL's op sits inside its launch, as CANN nests them).
+thread_local const char *t_pendingOp = nullptr;
+
+std::atomic<uint32_t> g_taskIds[64];
+
+Task new_task(uint32_t device_id, uint32_t stream_id) {
+    Task t;
+    t.on = true;
+    t.deviceId = device_id;
+    t.streamId = stream_id;
+    t.taskId = g_taskIds[device_id % 64].fetch_add(1, std::memory_order_relaxed);
+    return t;
+}
+
+void send_track(const Task &t, uint16_t task_type_level_id, const char *name) {
+    pa::MsprofCompactInfo c;
+    c.level = pa::kLevelRuntime;
+    c.type = pa::kTypeTaskTrack;
+    c.threadId = thread_id();
+    c.dataLen = sizeof(pa::MsprofRuntimeTrack);
+    c.timeStamp = MsprofSysCycleTime();
+    c.data.runtimeTrack.deviceId = static_cast<uint16_t>(t.deviceId);
+    c.data.runtimeTrack.streamId = static_cast<uint16_t>(t.streamId);
+    c.data.runtimeTrack.taskInfo = t.taskId;
+    c.data.runtimeTrack.taskType = task_type_level_id;
+    c.data.runtimeTrack.kernelName = hash_id(name);
+    MsprofReportCompactInfo(kAgingOn, &c, sizeof c);
+}
+
+}  // namespace
+
+bool api_wanted(vnpuApiLevel level) noexcept {
+    return (gate().api.load(std::memory_order_relaxed) & api_switch(level)) != 0;
+}
+
+void report_api(vnpuApiLevel level, const char *name, uint64_t begin_ns, uint64_t end_ns) noexcept {
+    const uint64_t on = gate().api.load(std::memory_order_acquire);
+    if (level == VNPU_API_LEVEL_HCCL) {
+        const char *op = t_pendingOp;
+        t_pendingOp = nullptr;
+        const uint64_t offset = host_offset();
+        if ((on & pa::kSwitchHcclTrace) != 0) {
+            send_api(pa::kLevelHccl, 0, hash_id(name), begin_ns, end_ns, offset);
+        }
+        if (op != nullptr && (on & (pa::kSwitchAclApi | pa::kSwitchHcclTrace)) != 0) {
+            send_api(pa::kLevelNode, pa::kTypeNodeLaunch, hash_id(op), begin_ns, clock_ns(CLOCK_MONOTONIC), offset);
+        }
+        return;
+    }
+    if ((on & api_switch(level)) == 0) {
+        return;
+    }
+    const uint64_t offset = host_offset();
+    switch (level) {
+    case VNPU_API_LEVEL_ACL:
+        send_api(pa::kLevelAcl, type_id(pa::kLevelAcl, 1, name), 0, begin_ns, end_ns, offset);
+        break;
+    case VNPU_API_LEVEL_NODE:
+        send_api(pa::kLevelNode, pa::kTypeNodeLaunch, hash_id(name), begin_ns, end_ns, offset);
+        break;
+    case VNPU_API_LEVEL_RUNTIME:
+        send_api(pa::kLevelRuntime, type_id(pa::kLevelRuntime, pa::kTypeRuntimeApiBase, name), 0, begin_ns, end_ns,
+                 offset);
+        break;
+    default: break;
+    }
+}
+
+Task kernel_enqueued(const vnpuKernelInfo &info) noexcept {
+    const bool track = (gate().compact.load(std::memory_order_acquire) & kTrackSwitches) != 0;
+    if (!track && vnpuHalChannelOn(info.deviceId, vnpu::hal::kChannelStarsSocLog) == 0) {
+        return {};
+    }
+    Task t = new_task(info.deviceId, info.streamId);
+    if (track) {
+        send_track(t, static_cast<uint16_t>(type_id(pa::kLevelRuntime, 1, info.type)), info.name);
+    }
+    return t;
+}
+
+Task collective_enqueued(const vnpuCollectiveInfo &info) noexcept {
+    const uint64_t compact = gate().compact.load(std::memory_order_acquire);
+    const uint64_t api = gate().api.load(std::memory_order_acquire);
+    const bool track = (compact & kTrackSwitches) != 0;
+    if (!track && (compact & pa::kSwitchHcclTrace) == 0 && (api & pa::kSwitchHcclTrace) == 0 &&
+        vnpuHalChannelOn(info.deviceId, vnpu::hal::kChannelStarsSocLog) == 0) {
+        return {};
+    }
+    Task t = new_task(info.deviceId, info.streamId);
+    if (track) {
+        send_track(t, static_cast<uint16_t>(type_id(pa::kLevelRuntime, 1, kHcclTaskType)), info.opName);
+    }
+    if ((compact & pa::kSwitchHcclTrace) != 0) {
+        pa::MsprofCompactInfo c;
+        c.level = pa::kLevelNode;
+        c.type = pa::kTypeHcclOpInfo;
+        c.threadId = thread_id();
+        c.dataLen = sizeof(pa::MsprofHcclOPInfo);
+        c.timeStamp = MsprofSysCycleTime();
+        c.data.hcclopInfo.dataType = static_cast<uint8_t>(info.dataType);
+        c.data.hcclopInfo.algType = hash_id(info.algType);
+        c.data.hcclopInfo.count = info.count;
+        c.data.hcclopInfo.groupName = hash_id(info.commName);
+        MsprofReportCompactInfo(kAgingOn, &c, sizeof c);
+    }
+    t_pendingOp = info.opName;
+    return t;
+}
+
+void task_executed(const Task &task, uint64_t start_ns, uint64_t end_ns) noexcept {
+    if (!task.on || vnpuHalChannelOn(task.deviceId, vnpu::hal::kChannelStarsSocLog) == 0) {
+        return;
+    }
+    vnpuHalWriteTaskLog(task.deviceId, task.streamId, task.taskId, 0, vnpuHalTicks(start_ns));
+    vnpuHalWriteTaskLog(task.deviceId, task.streamId, task.taskId, 1, vnpuHalTicks(end_ns));
+}
+
+Task trace_enqueued(uint32_t device_id, uint32_t stream_id, const void *data, int32_t length,
+                    TracePayload &payload) noexcept {
+    constexpr int32_t kPayloadBytes = 18;
+    if (length != kPayloadBytes || vnpuHalChannelOn(device_id, vnpu::hal::kChannelTsFw) == 0) {
+        return {};
+    }
+    const auto *bytes = static_cast<const unsigned char *>(data);
+    std::memcpy(&payload.indexId, bytes, 8);
+    std::memcpy(&payload.modelId, bytes + 8, 8);
+    std::memcpy(&payload.tagId, bytes + 16, 2);
+    return new_task(device_id, stream_id);
+}
+
+void trace_reached(const Task &task, const TracePayload &payload, uint64_t now_ns) noexcept {
+    if (!task.on) {
+        return;
+    }
+    vnpuHalWriteStepTrace(task.deviceId, task.streamId, task.taskId, payload.indexId, payload.modelId, payload.tagId,
+                          vnpuHalTicks(now_ns));
+}
+
+void device_state(int32_t device_id, bool open) noexcept {
+    constexpr uint32_t kDrainTimeoutMs = 5000;  // a profiler that stopped reading does not hold the close
+    if (!open) {
+        // As a driver delivers a closing device's profiling data: the records of its last tasks reach the
+        // profiler before the program goes on to tear its profiling down.
+        vnpuHalDrain(static_cast<uint32_t>(device_id), kDrainTimeoutMs);
+    }
+    MsprofNotifySetDevice(vnpuHalChipId(), static_cast<uint32_t>(device_id), open);
+}
+
+}  // namespace vnpu::cann

@@ -1,0 +1,194 @@
+// libascend_hal.so's channels and device info, read back with an independent reader of the record
+// layouts (byte offsets of the driver's interface: docs/architecture.md "CANN profiling interfaces").
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <ctime>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "ascend_hal.h"
+
+namespace {
+
+using namespace vnpu::hal;
+
+constexpr uint32_t kDev = 1;
+
+template <class T>
+T at(const char *base, size_t offset) {
+    T v;
+    std::memcpy(&v, base + offset, sizeof v);
+    return v;
+}
+
+uint64_t mono_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void start(uint32_t dev, uint32_t ch) {
+    uint32_t config[11] = {1};
+    ProfStartPara para{};
+    para.channelType = ch == kChannelTsFw ? 0 : 1;
+    para.realTime = 1;
+    para.userData = config;
+    para.userDataSize = sizeof config;
+    ASSERT_EQ(prof_drv_start(dev, ch, &para), 0);
+}
+
+std::vector<char> drain(uint32_t dev, uint32_t ch) {
+    std::vector<char> all;
+    char buf[4096];
+    for (;;) {
+        int n = prof_channel_read(dev, ch, buf, sizeof buf);
+        EXPECT_GE(n, 0);
+        if (n <= 0) return all;
+        all.insert(all.end(), buf, buf + n);
+    }
+}
+
+TEST(HalDeviceInfo, ChipClockAndDevices) {
+    uint32_t count = 0;
+    ASSERT_EQ(drvGetDevNum(&count), 0);
+    EXPECT_EQ(count, 8U);  // VNPU_DEVICE_COUNT's default, as the runtime's
+    std::vector<uint32_t> ids(count);
+    ASSERT_EQ(drvGetDevIDs(ids.data(), count), 0);
+    for (uint32_t i = 0; i < count; ++i) EXPECT_EQ(ids[i], i);
+    int64_t version = 0;
+    ASSERT_EQ(halGetDeviceInfo(0, 0, kInfoVersion, &version), 0);
+    EXPECT_EQ((version >> 8) & 0xff, 5);  // 910B by default
+    int64_t freq = 0;
+    ASSERT_EQ(halGetDeviceInfo(0, 0, kInfoDevOscFreq, &freq), 0);
+    EXPECT_EQ(freq, 50000);  // ticks per ms
+    // SYS_COUNT is CLOCK_MONOTONIC at 50 MHz: taken between two clock readings, it lies between them.
+    const uint64_t before = mono_ns();
+    int64_t ticks = 0;
+    ASSERT_EQ(halGetDeviceInfo(0, 0, kInfoSysCount, &ticks), 0);
+    const uint64_t after = mono_ns();
+    EXPECT_GE(static_cast<uint64_t>(ticks), before / 20);
+    EXPECT_LE(static_cast<uint64_t>(ticks), after / 20);
+    int32_t api = 0;
+    ASSERT_EQ(halGetAPIVersion(&api), 0);
+    EXPECT_LT(api, 0x071905);  // no host oscillator: host times are CLOCK_MONOTONIC_RAW ns
+    EXPECT_EQ(halGetDeviceInfo(count, 0, kInfoVersion, &version), kDrvErrorNoDevice);
+}
+
+TEST(HalChannels, ListsTheTwoChannels) {
+    ChannelList list{};
+    ASSERT_EQ(prof_drv_get_channels(0, &list), 0);
+    EXPECT_EQ(list.chipType, 5U);
+    ASSERT_EQ(list.channelNum, 2U);
+    std::set<unsigned> ids{list.channel[0].channelId, list.channel[1].channelId};
+    EXPECT_EQ(ids, (std::set<unsigned>{44, 50}));
+    EXPECT_EQ(prof_drv_get_channels(64, &list), kProfError);
+}
+
+TEST(HalChannels, AStoppedChannelTakesNoRecord) {
+    EXPECT_EQ(vnpuHalChannelOn(kDev, kChannelStarsSocLog), 0);
+    EXPECT_EQ(vnpuHalWriteTaskLog(kDev, 3, 4, 0, 100), -1);
+    EXPECT_TRUE(drain(kDev, kChannelStarsSocLog).empty());
+    ProfPollInfo out[6];
+    EXPECT_EQ(prof_channel_poll(out, 6, 1), kProfStoppedAlready);  // nothing started anywhere
+}
+
+TEST(HalChannels, ConcurrentWritersEveryRecordReadOnceWhole) {
+    start(kDev, kChannelStarsSocLog);
+    constexpr int kWriters = 4;
+    constexpr uint32_t kPerWriter = 3000;  // 4 x 3000 x 2 x 64 B fits the 2 MiB ring even if never read
+    std::atomic<bool> done{false};
+    std::vector<char> got;
+    std::thread reader([&] {
+        ProfPollInfo out[6];
+        for (;;) {
+            const bool last = done.load();
+            int n = prof_channel_poll(out, 6, 1);
+            ASSERT_GE(n, 0);
+            std::vector<char> more = drain(kDev, kChannelStarsSocLog);
+            got.insert(got.end(), more.begin(), more.end());
+            if (last) return;
+        }
+    });
+    std::vector<std::thread> writers;
+    for (int w = 0; w < kWriters; ++w) {
+        writers.emplace_back([w] {
+            for (uint32_t i = 0; i < kPerWriter; ++i) {
+                ASSERT_EQ(vnpuHalWriteTaskLog(kDev, static_cast<uint32_t>(w), i, 0, 2 * i), 0);
+                ASSERT_EQ(vnpuHalWriteTaskLog(kDev, static_cast<uint32_t>(w), i, 1, 2 * i + 1), 0);
+            }
+        });
+    }
+    for (auto &t : writers) t.join();
+    done.store(true);
+    reader.join();
+    ASSERT_EQ(prof_stop(kDev, kChannelStarsSocLog), 0);
+    ASSERT_EQ(got.size() % 64, 0U);
+    EXPECT_EQ(got.size() / 64, kWriters * kPerWriter * 2);
+    EXPECT_EQ(vnpuHalChannelDropped(kDev, kChannelStarsSocLog), 0U);
+    // Per writer (stream), begin then end of each task, in order, each exactly once.
+    std::vector<std::vector<std::pair<uint16_t, uint64_t>>> perStream(kWriters);
+    for (size_t pos = 0; pos < got.size(); pos += 64) {
+        const char *r = got.data() + pos;
+        const uint16_t head = at<uint16_t>(r, 0);
+        const uint16_t stream = at<uint16_t>(r, 4);
+        ASSERT_LT(stream, kWriters);
+        perStream[stream].emplace_back(static_cast<uint16_t>(head & 0x3f), at<uint64_t>(r, 8));
+        EXPECT_EQ(at<uint16_t>(r, 6), at<uint64_t>(r, 8) / 2);  // taskId as written
+    }
+    for (const auto &records : perStream) {
+        ASSERT_EQ(records.size(), kPerWriter * 2);
+        for (size_t i = 0; i < records.size(); ++i) {
+            EXPECT_EQ(records[i].first, i % 2);  // funcType 0 (begin), 1 (end)
+            EXPECT_EQ(records[i].second, i);
+        }
+    }
+}
+
+// msPTI counts a flush as done once it has read the flushed length; one byte more than is buffered
+// makes that the read after the one that returns the data, so that data was parsed first.
+TEST(HalChannels, FlushCoversTheLastRecord) {
+    start(kDev, kChannelTsFw);
+    ASSERT_EQ(vnpuHalWriteStepTrace(kDev, 2, 9, 77, 1, 11, 1234), 0);
+    unsigned int flushed = 0;
+    ASSERT_EQ(halProfDataFlush(kDev, kChannelTsFw, &flushed), 0);
+    EXPECT_EQ(flushed, 41U);
+    ProfPollInfo out[6];
+    ASSERT_EQ(prof_channel_poll(out, 6, 1), 1);  // the flush wakes a poller
+    EXPECT_EQ(out[0].deviceId, kDev);
+    EXPECT_EQ(out[0].channelId, kChannelTsFw);
+    char buf[256];
+    unsigned int read = 0;
+    const int first = prof_channel_read(kDev, kChannelTsFw, buf, sizeof buf);
+    ASSERT_EQ(first, 40);
+    read += static_cast<unsigned int>(first);
+    EXPECT_LT(read, flushed);  // not done at the read that returned the record
+    EXPECT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, sizeof buf), 0);  // done here, after parsing
+    ASSERT_EQ(halProfDataFlush(kDev, kChannelTsFw, &flushed), 0);
+    EXPECT_EQ(flushed, 0U);
+    ASSERT_EQ(prof_stop(kDev, kChannelTsFw), 0);
+}
+
+TEST(HalChannels, ReadsWholeRecordsOnly) {
+    start(kDev, kChannelTsFw);
+    ASSERT_EQ(vnpuHalWriteStepTrace(kDev, 2, 9, 1, 1, 11, 1), 0);
+    ASSERT_EQ(vnpuHalWriteStepTrace(kDev, 2, 10, 2, 1, 11, 2), 0);
+    char buf[100];
+    EXPECT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, 39), 0);
+    EXPECT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, 79), 40);
+    EXPECT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, 100), 40);
+    ASSERT_EQ(prof_stop(kDev, kChannelTsFw), 0);
+}
+
+TEST(HalChannels, BadArgumentsAreRejected) {
+    EXPECT_EQ(prof_drv_start(0, 7, nullptr), kProfError);
+    EXPECT_EQ(prof_drv_start(64, kChannelTsFw, nullptr), kProfError);
+    EXPECT_EQ(prof_channel_poll(nullptr, 6, 1), kProfError);
+    char buf[64];
+    EXPECT_EQ(prof_channel_read(0, 7, buf, sizeof buf), kProfError);
+}
+
+}  // namespace
