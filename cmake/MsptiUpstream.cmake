@@ -19,7 +19,8 @@ if(upstream_source)
   endif()
 endif()
 
-if(MSPTI_UPSTREAM_DIR AND TARGET vnpu)
+# Not under the sanitizer presets: msPTI's library is a test subject there is nothing to instrument for.
+if(MSPTI_UPSTREAM_DIR AND TARGET vnpu AND NOT MSPTI_SANITIZE)
   # The sources and compile flags of msPTI's own CMakeLists.txt (mspti_shared); securec.h and libc_sec
   # are the virtual CANN's.
   file(GLOB_RECURSE mspti_upstream_sources CONFIGURE_DEPENDS
