@@ -402,7 +402,19 @@ MsptiResult Session::stop(MonitorCore &core) {
         if (!core.current) return MsptiResult::MSPTI_SUCCESS;
         subs.push_back(take_locked(core));
     }
-    finish_stop(subs, stop_timeout(), nullptr);  // a callback in progress is waited for (Monitor::stop())
+    const int64_t timeout = stop_timeout();
+    if (timeout < 0) {
+        finish_stop(subs, -1, nullptr);  // no bound: a callback in progress is waited for
+        return MsptiResult::MSPTI_SUCCESS;
+    }
+    // A callback that never returns must not hold stop(): it is left running past the grace (its
+    // records are counted as dropped when it returns; see docs/architecture.md, Shutdown).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
+    if (!finish_stop(subs, timeout, &deadline))
+        return fail(MsptiResult::MSPTI_ERROR_INNER,
+                    "%s.stop: its callback was still running 1 s after the stop timeout (%lld ms); the monitor is "
+                    "stopped, the callback was left running",
+                    subs.front()->name(), static_cast<long long>(timeout));
     return MsptiResult::MSPTI_SUCCESS;
 }
 
