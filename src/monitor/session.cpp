@@ -196,6 +196,7 @@ MsptiResult Session::begin_locked(const char *who) {
         lock.lock();
     }
     if (state_ == ThreadState::None) {
+        hooks_started_ = false;
         try {
             thread_ = std::thread(&Session::thread_main, this, hooks_.load(std::memory_order_acquire));
         } catch (const std::system_error &e) {
@@ -288,6 +289,8 @@ MsptiResult Session::start(MonitorCore &core, std::shared_ptr<Subscription> sub)
     core.current = sub;
     core.running.store(true, std::memory_order_release);
     publish_locked(sub, nullptr, nullptr);
+    control.unlock();
+    wait_thread_started();
     return MsptiResult::MSPTI_SUCCESS;
 }
 
@@ -513,6 +516,18 @@ bool Session::wait_not_using(uint64_t version, int64_t timeout_ms) {
     return done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), done);
 }
 
+// The Python bindings attach the thread to the interpreter in on_thread_start(). CPython 3.11's
+// tracemalloc crashes when a thread creates its thread state while another thread stops tracing
+// (its allocator hook then writes to freed tables; fixed in later CPythons): start() returns only
+// once the thread is attached, so that a program's own tracemalloc calls after start() cannot race
+// with it. Bounded (the hook may wait for an interpreter lock the caller's program holds).
+void Session::wait_thread_started() {
+    if (t_delivery) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait_for(lock, std::chrono::seconds(10),
+                      [&] { return hooks_started_ || exiting_ || state_ != ThreadState::Running; });
+}
+
 void Session::join_if_exited() {
     std::thread finished;
     {
@@ -578,6 +593,11 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
     t_delivery = true;
     pthread_setname_np(pthread_self(), "mspti_delivery");
     if (hooks != nullptr) run_hook([&] { hooks->on_thread_start(); }, "on_thread_start");
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        hooks_started_ = true;
+        done_cv_.notify_all();
+    }
 
     // If the thread is unwound (cancelled from inside a callback), leave the session consistent.
     struct Unwound {
@@ -751,6 +771,7 @@ uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size
 // ---- fork ------------------------------------------------------------------------------------
 
 bool Session::start_thread_locked() {
+    hooks_started_ = false;
     try {
         thread_ = std::thread(&Session::thread_main, this, hooks_.load(std::memory_order_acquire));
     } catch (const std::system_error &) {
