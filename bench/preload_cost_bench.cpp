@@ -1,16 +1,16 @@
-// Loading libmspti is cheap: every process of a shell that preloads it pays the load, so the
-// library does no work at load that can wait (the TSC calibration is taken at first use, not
-// by spinning at load) and brings no libstdc++.so to load and relocate.
-//
-// Measured as the fastest of many runs of /bin/true with and without LD_PRELOAD, so that the
-// machine's noise (which only ever adds time) cancels out.
+// What loading libmspti adds to an exec: every process of a shell that preloads it pays the load.
+// Usage: bench_preload_cost <libmspti.so> [runs]. Prints the fastest of `runs` (default 40) runs
+// of /bin/true with and without LD_PRELOAD, so that the machine's noise (which only ever adds
+// time) cancels out. A benchmark, not a test: a loaded machine moves the numbers (a calibration
+// spin at load alone would cost 2 ms, loading libstdc++.so about 0.5 ms more). The properties
+// behind the number are tested in tests/mspti/preload_cost_test.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
+#include <cstdio>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -39,24 +39,25 @@ double RunTrueSeconds(const std::string &preload) {
 
 }  // namespace
 
-TEST(PreloadCost, PreloadingAddsUnderHalfAMillisecondToAnExec) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    GTEST_SKIP() << "a sanitizer runtime cannot be preloaded into /bin/true";
-#endif
-    const char *library = std::getenv("MSPTI_LIBRARY");
-    ASSERT_NE(library, nullptr) << "MSPTI_LIBRARY must name libmspti.so";
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s <libmspti.so> [runs]\n", argv[0]);
+        return 2;
+    }
+    const std::string library = argv[1];
+    const int runs = argc > 2 ? std::atoi(argv[2]) : 40;
     double fastest_plain = 1e9, fastest_preloaded = 1e9;
-    for (int i = 0; i < 40; ++i) {
-        double plain = RunTrueSeconds("");
-        double preloaded = RunTrueSeconds(library);
-        ASSERT_GE(plain, 0);
-        ASSERT_GE(preloaded, 0) << "/bin/true failed under LD_PRELOAD=" << library;
+    for (int i = 0; i < runs; ++i) {
+        const double plain = RunTrueSeconds("");
+        const double preloaded = RunTrueSeconds(library);
+        if (plain < 0 || preloaded < 0) {
+            std::fprintf(stderr, "/bin/true failed (LD_PRELOAD=%s)\n", library.c_str());
+            return 1;
+        }
         fastest_plain = std::min(fastest_plain, plain);
         fastest_preloaded = std::min(fastest_preloaded, preloaded);
     }
-    double added_ms = (fastest_preloaded - fastest_plain) * 1e3;
     std::printf("fastest /bin/true %.3f ms, with LD_PRELOAD %.3f ms: +%.3f ms\n", fastest_plain * 1e3,
-                fastest_preloaded * 1e3, added_ms);
-    // A calibration spin at load alone costs 2 ms; loading libstdc++.so about 0.5 ms more.
-    EXPECT_LT(added_ms, 0.5);
+                fastest_preloaded * 1e3, (fastest_preloaded - fastest_plain) * 1e3);
+    return 0;
 }
