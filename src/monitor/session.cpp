@@ -347,10 +347,14 @@ namespace {
 // delivery thread to leave: it only finishes the calls in progress, skips the rest of the buffer
 // (the monitors are detached) and runs its hooks. A callback that takes longer is left running.
 constexpr auto kExitGrace = std::chrono::seconds(1);
+// How long stop() waits, past its timeout, for a callback in progress: generous, since a callback
+// that is only slow (or descheduled on a loaded machine) must not be abandoned.
+constexpr auto kStopGrace = std::chrono::seconds(5);
 }  // namespace
 
 bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
-                          const std::chrono::steady_clock::time_point *deadline) {
+                          const std::chrono::steady_clock::time_point *deadline,
+                          std::chrono::steady_clock::duration grace_time) {
     const bool inline_stop = t_delivery;  // from a callback: never wait for ourselves
     // Everything collected so far goes to the delivery queue; wait, for a bounded time, until it
     // has been delivered. What is still queued for these monitors then is counted as dropped.
@@ -378,7 +382,7 @@ bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int6
     // A callback in progress finishes; none starts after detach().
     bool idle = true;
     const auto grace = deadline == nullptr ? std::chrono::steady_clock::time_point{}
-                                           : std::max(*deadline, std::chrono::steady_clock::now()) + kExitGrace;
+                                           : std::max(*deadline, std::chrono::steady_clock::now()) + grace_time;
     for (const auto &sub : subs) {
         if (deadline == nullptr)
             sub->wait_idle();
@@ -413,9 +417,9 @@ MsptiResult Session::stop(MonitorCore &core) {
     // A callback that never returns must not hold stop(): it is left running past the grace (its
     // records are counted as dropped when it returns; see docs/architecture.md, Shutdown).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
-    if (!finish_stop(subs, timeout, &deadline))
+    if (!finish_stop(subs, timeout, &deadline, kStopGrace))
         return fail(MsptiResult::MSPTI_ERROR_INNER,
-                    "%s.stop: its callback was still running 1 s after the stop timeout (%lld ms); the monitor is "
+                    "%s.stop: its callback was still running 5 s after the stop timeout (%lld ms); the monitor is "
                     "stopped, the callback was left running",
                     subs.front()->name(), static_cast<long long>(timeout));
     return MsptiResult::MSPTI_SUCCESS;
@@ -434,7 +438,7 @@ MsptiResult Session::stop_all() {
         return MsptiResult::MSPTI_SUCCESS;
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
-    if (!finish_stop(subs, timeout, &deadline))
+    if (!finish_stop(subs, timeout, &deadline, kExitGrace))
         return fail(MsptiResult::MSPTI_ERROR_INNER,
                     "stop_all: a callback was still running 1 s after the stop timeout (%lld ms); its monitor is "
                     "stopped, the callback was not waited for",

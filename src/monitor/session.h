@@ -100,7 +100,8 @@ private:
     // for their callbacks in progress and the thread's exit: until `deadline`, or without bound if
     // null. Returns false if a callback was still running at the deadline.
     bool finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
-                     const std::chrono::steady_clock::time_point *deadline);
+                     const std::chrono::steady_clock::time_point *deadline,
+                     std::chrono::steady_clock::duration grace_time = std::chrono::seconds(1));
     bool wait_delivered(uint64_t target, int64_t timeout_ms);
     bool wait_not_using(uint64_t version, int64_t timeout_ms);
     void join_if_exited();

@@ -200,7 +200,7 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
 
   /**
    * Stops collecting. Returns after every record produced before the call was delivered, or
-   * once the stop timeout has passed (then a callback call in progress is waited for 1 s more,
+   * once the stop timeout has passed (then a callback call in progress is waited for 5 s more,
    * and one still running is left running: MSPTI_ERROR_INNER, the monitor stopped all the same).
    * Safe from any thread, from inside this monitor's callback, and when not running (then a
    * no-op returning MSPTI_SUCCESS). Releases the monitor's reference to its callbacks.

@@ -225,7 +225,7 @@ TEST(MonitorLifecycle, StopAllDoesNotWaitPastItsBoundForACallbackInProgress) {
 }
 
 // A callback that never returns (until the test lets it, after stop() returned) does not hold
-// stop(): stop() waits the timeout and 1 s of grace, then leaves it running. Once it returns, the
+// stop(): stop() waits the timeout and 5 s of grace, then leaves it running. Once it returns, the
 // records it was not handed count as dropped. A stop() that waited for the callback would never
 // return: the test waits for it a generous minute, then fails.
 TEST(MonitorLifecycle, StopDoesNotWaitForACallbackThatNeverReturns) {

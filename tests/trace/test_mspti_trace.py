@@ -463,7 +463,9 @@ from mspti import mstx
 flush = ctypes.CDLL(None).msptiActivityFlushAll  # libmspti, preloaded by mspti-trace
 stop = False
 def work():
-    while not stop:
+    for _ in range(100000):  # bounded: the tracer writes every mark, however slow the forks are
+        if stop:
+            break
         mstx.mark("parent")
 threads = [threading.Thread(target=work) for _ in range(2)]
 for t in threads:
@@ -498,6 +500,6 @@ def test_children_forked_while_threads_record_do_not_hang(tmp_path):
     out = tmp_path / "out"
     script = tmp_path / "fork.py"
     script.write_text(FORK_PROGRAM)
-    r = trace(out, "--kinds", "marker", program=[PYTHON, str(script)])
+    r = trace(out, "--kinds", "marker", program=[PYTHON, str(script)], timeout=600)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "hung 0", r.stdout + r.stderr

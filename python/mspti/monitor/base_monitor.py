@@ -103,7 +103,7 @@ class BaseMonitor:
     def stop(self):
         """Stops collecting; returns once every record collected so far was delivered, or once the
         stop timeout (:meth:`set_stop_timeout`, default 2 s) has passed. Records left undelivered
-        then are counted in ``stats().dropped``. A callback call in progress then is waited for 1 s
+        then are counted in ``stats().dropped``. A callback call in progress then is waited for 5 s
         more; one still running is left running (MSPTI_ERROR_INNER, the monitor stopped all the
         same; see the README): its callback is kept alive and never called again.
 
