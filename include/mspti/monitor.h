@@ -143,7 +143,10 @@ public:
      * Records of this monitor still undelivered at the timeout are never handed to its callback:
      * they are counted in MonitorStats::dropped and, with this implementation's libmspti, in its
      * dropped counts (msptiExtActivityGetNumDroppedRecords). A callback call in progress at the
-     * timeout is waited for (a callback that never returns holds stop() too).
+     * timeout is waited for 5 s more; one still running then is left running (stop() returns
+     * MSPTI_ERROR_INNER, the monitor stopped all the same): its callback objects must stay valid
+     * until it returns, and the records it was not handed count as dropped once it returns. With
+     * no bound (-1) stop() waits for everything, a call that never returns included.
      *
      * Safe from any thread, from inside this monitor's callback, and when not running (then a no-op
      * returning MSPTI_SUCCESS). The callback is no longer called once stop() has returned (except,

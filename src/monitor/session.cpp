@@ -195,6 +195,7 @@ MsptiResult Session::begin_locked(const char *who) {
         lock.lock();
     }
     if (state_ == ThreadState::None) {
+        hooks_started_ = false;
         try {
             thread_ = std::thread(&Session::thread_main, this, hooks_.load(std::memory_order_acquire));
         } catch (const std::system_error &e) {
@@ -287,6 +288,8 @@ MsptiResult Session::start(MonitorCore &core, std::shared_ptr<Subscription> sub)
     core.current = sub;
     core.running.store(true, std::memory_order_release);
     publish_locked(sub, nullptr, nullptr);
+    control.unlock();
+    wait_thread_started();
     return MsptiResult::MSPTI_SUCCESS;
 }
 
@@ -343,10 +346,14 @@ namespace {
 // delivery thread to leave: it only finishes the calls in progress, skips the rest of the buffer
 // (the monitors are detached) and runs its hooks. A callback that takes longer is left running.
 constexpr auto kExitGrace = std::chrono::seconds(1);
+// How long stop() waits, past its timeout, for a callback in progress: generous, since a callback
+// that is only slow (or descheduled on a loaded machine) must not be abandoned.
+constexpr auto kStopGrace = std::chrono::seconds(5);
 }  // namespace
 
 bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
-                          const std::chrono::steady_clock::time_point *deadline) {
+                          const std::chrono::steady_clock::time_point *deadline,
+                          std::chrono::steady_clock::duration grace_time) {
     const bool inline_stop = t_delivery;  // from a callback: never wait for ourselves
     // Everything collected so far goes to the delivery queue; wait, for a bounded time, until it
     // has been delivered. What is still queued for these monitors then is counted as dropped.
@@ -374,7 +381,7 @@ bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int6
     // A callback in progress finishes; none starts after detach().
     bool idle = true;
     const auto grace = deadline == nullptr ? std::chrono::steady_clock::time_point{}
-                                           : std::max(*deadline, std::chrono::steady_clock::now()) + kExitGrace;
+                                           : std::max(*deadline, std::chrono::steady_clock::now()) + grace_time;
     for (const auto &sub : subs) {
         if (deadline == nullptr)
             sub->wait_idle();
@@ -401,7 +408,19 @@ MsptiResult Session::stop(MonitorCore &core) {
         if (!core.current) return MsptiResult::MSPTI_SUCCESS;
         subs.push_back(take_locked(core));
     }
-    finish_stop(subs, stop_timeout(), nullptr);  // a callback in progress is waited for (Monitor::stop())
+    const int64_t timeout = stop_timeout();
+    if (timeout < 0) {
+        finish_stop(subs, -1, nullptr);  // no bound: a callback in progress is waited for
+        return MsptiResult::MSPTI_SUCCESS;
+    }
+    // A callback that never returns must not hold stop(): it is left running past the grace (its
+    // records are counted as dropped when it returns; see docs/architecture.md, Shutdown).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
+    if (!finish_stop(subs, timeout, &deadline, kStopGrace))
+        return fail(MsptiResult::MSPTI_ERROR_INNER,
+                    "%s.stop: its callback was still running 5 s after the stop timeout (%lld ms); the monitor is "
+                    "stopped, the callback was left running",
+                    subs.front()->name(), static_cast<long long>(timeout));
     return MsptiResult::MSPTI_SUCCESS;
 }
 
@@ -418,7 +437,7 @@ MsptiResult Session::stop_all() {
         return MsptiResult::MSPTI_SUCCESS;
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
-    if (!finish_stop(subs, timeout, &deadline))
+    if (!finish_stop(subs, timeout, &deadline, kExitGrace))
         return fail(MsptiResult::MSPTI_ERROR_INNER,
                     "stop_all: a callback was still running 1 s after the stop timeout (%lld ms); its monitor is "
                     "stopped, the callback was not waited for",
@@ -500,6 +519,18 @@ bool Session::wait_not_using(uint64_t version, int64_t timeout_ms) {
     return done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), done);
 }
 
+// The Python bindings attach the thread to the interpreter in on_thread_start(). CPython 3.11's
+// tracemalloc crashes when a thread creates its thread state while another thread stops tracing
+// (its allocator hook then writes to freed tables; fixed in later CPythons): start() returns only
+// once the thread is attached, so that a program's own tracemalloc calls after start() cannot race
+// with it. Bounded (the hook may wait for an interpreter lock the caller's program holds).
+void Session::wait_thread_started() {
+    if (t_delivery) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait_for(lock, std::chrono::seconds(10),
+                      [&] { return hooks_started_ || exiting_ || state_ != ThreadState::Running; });
+}
+
 void Session::join_if_exited() {
     std::thread finished;
     {
@@ -565,6 +596,11 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
     t_delivery = true;
     pthread_setname_np(pthread_self(), "mspti_delivery");
     if (hooks != nullptr) run_hook([&] { hooks->on_thread_start(); }, "on_thread_start");
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        hooks_started_ = true;
+        done_cv_.notify_all();
+    }
 
     // If the thread is unwound (cancelled from inside a callback), leave the session consistent.
     struct Unwound {
@@ -738,6 +774,7 @@ uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size
 // ---- fork ------------------------------------------------------------------------------------
 
 bool Session::start_thread_locked() {
+    hooks_started_ = false;
     try {
         thread_ = std::thread(&Session::thread_main, this, hooks_.load(std::memory_order_acquire));
     } catch (const std::system_error &) {

@@ -100,10 +100,13 @@ private:
     // for their callbacks in progress and the thread's exit: until `deadline`, or without bound if
     // null. Returns false if a callback was still running at the deadline.
     bool finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
-                     const std::chrono::steady_clock::time_point *deadline);
+                     const std::chrono::steady_clock::time_point *deadline,
+                     std::chrono::steady_clock::duration grace_time = std::chrono::seconds(1));
     bool wait_delivered(uint64_t target, int64_t timeout_ms);
     bool wait_not_using(uint64_t version, int64_t timeout_ms);
     void join_if_exited();
+    // After start(): waits (bounded) until the delivery thread's on_thread_start() hook returned.
+    void wait_thread_started();
     // join_if_exited() until `deadline`; false if the thread had not left by then.
     bool join_if_exited_until(std::chrono::steady_clock::time_point deadline);
     void thread_main(DeliveryThreadHooks *hooks);
@@ -137,6 +140,7 @@ private:
     bool exiting_ = false;
     bool restart_in_child_ = false;  // forked while the session was up: start a thread on demand
     bool stuck_ = false;  // stop_all() left the thread in a callback (the process exits)
+    bool hooks_started_ = false;  // the thread's on_thread_start() hook has returned
     Pending busy_buffer_{};  // the buffer being delivered while busy_
 
     std::atomic<DeliveryThreadHooks *> hooks_{nullptr};

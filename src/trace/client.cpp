@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 
 #include "config.h"
@@ -95,7 +96,21 @@ void step_aside(const char *function, bool unsubscribe) {
 void at_exit() { stop_tracing(false); }
 
 // A forked child has no writer thread: it is not traced (an exec traces it again).
-void in_child() { g_active.store(false); }
+// Around fork() (pthread_atfork, registered after libmspti's handlers: these run before them, and
+// the writer's lock is never held while calling libmspti).
+void before_fork() {
+    if (g_writer != nullptr) g_writer->lock_for_fork();
+}
+void in_parent() {
+    if (g_writer != nullptr) g_writer->unlock_after_fork();
+}
+void in_child() {
+    g_active.store(false);
+    if (g_writer != nullptr) g_writer->unlock_after_fork();
+    // A thread of the parent that was stopping the tracer does not exist here: nothing stops it in
+    // the child (not active), and the child's exit takes this lock.
+    new (&g_stop_mutex) std::mutex();
+}
 
 // SIGTERM (sigterm.cpp): the process dies of it, or the program's own handler takes it.
 void finish_on_signal() {
@@ -151,7 +166,7 @@ __attribute__((constructor)) void init() {
     g_active = true;
     // After libmspti's own exit handler was registered, so that this one runs first.
     std::atexit(at_exit);
-    pthread_atfork(nullptr, nullptr, in_child);
+    pthread_atfork(before_fork, in_parent, in_child);
     install_sigterm(SigtermActions{finish_on_signal, sync_on_signal});
 }
 

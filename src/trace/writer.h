@@ -46,6 +46,11 @@ public:
     // From a signal handler: the writer flushes msPTI and writes what was delivered so far, and
     // tracing goes on; waits at most timeout_ms. Async-signal-safe in practice.
     void sync_from_signal(int timeout_ms);
+    // Around fork(): the buffer queue is locked before and released after, in both processes, so
+    // that a child never finds it held by a thread it does not have (its buffer requests would
+    // wait forever). The child's buffers then stay queued: it has no writer thread.
+    void lock_for_fork() { queue_mutex_.lock(); }
+    void unlock_after_fork() { queue_mutex_.unlock(); }
 
 private:
     void run();

@@ -1,11 +1,23 @@
 #include "memory_registry.h"
 
+#include <pthread.h>
+
 #include <mutex>
+#include <new>
 
 namespace vnpu {
 
 MemoryRegistry &MemoryRegistry::get() {
-    static auto *registry = new MemoryRegistry;  // leaked: usable by workers during exit
+    static auto *registry = [] {
+        auto *r = new MemoryRegistry;  // leaked: usable by workers during exit
+        // A child forked while another thread held the lock would wait for it forever on its first
+        // allocation: it is taken around fork() (a leaf lock: nothing else is taken under it). The
+        // child gets a new one: an rwlock unlocked there would hand over to the parent's waiting
+        // writers, which the child does not have.
+        pthread_atfork([] { get().mu_.lock(); }, [] { get().mu_.unlock(); },
+                       [] { new (&get().mu_) std::shared_mutex(); });
+        return r;
+    }();
     return *registry;
 }
 

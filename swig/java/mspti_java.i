@@ -193,13 +193,24 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
     return result;
   }
 
+  // Callbacks of a stop() that left a callback running past its timeout and grace: that call may
+  // still use them, so they are never released.
+  private static final java.util.List<Object[]> ABANDONED =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
   /**
-   * Stops collecting. Returns after every record produced before the call was delivered.
+   * Stops collecting. Returns after every record produced before the call was delivered, or
+   * once the stop timeout has passed (then a callback call in progress is waited for 5 s more,
+   * and one still running is left running: MSPTI_ERROR_INNER, the monitor stopped all the same).
    * Safe from any thread, from inside this monitor's callback, and when not running (then a
    * no-op returning MSPTI_SUCCESS). Releases the monitor's reference to its callbacks.
    */
   public MsptiResult stop() {
     MsptiResult result = stopNative();
+    if (result != MsptiResult.MSPTI_SUCCESS) {
+      Object[] keep = callbacks;
+      if (keep != null) ABANDONED.add(keep);
+    }
     dropCallbacks();
     return result;
   }

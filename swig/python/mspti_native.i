@@ -11,6 +11,7 @@
 %}
 
 %{
+#include "py_interruptible.h"
 #include "py_records.h"
 #include "py_thread.h"
 %}
@@ -67,6 +68,16 @@ namespace mspti_py {
 /** Registers the package's record classes and enum maps (called once by mspti/_native.py). */
 void register_types(PyObject *spec) {
   register_record_types(spec);
+}
+/** Monitor.flush_all() on a native thread; Ctrl-C interrupts the wait (NULL: the exception).
+ *  Returns (result, error message). */
+PyObject *flush_all_interruptibly() {
+  return call_interruptibly([] { return static_cast<int>(mspti::Monitor::flush_all()); });
+}
+/** monitor->stop() on a native thread, the same way; `monitor` must outlive the call (the caller
+ *  keeps it when interrupted). */
+PyObject *stop_interruptibly(mspti::Monitor *monitor) {
+  return call_interruptibly([monitor] { return static_cast<int>(monitor->stop()); });
 }
 /** Whether the calling thread is the monitors' delivery thread. */
 bool on_delivery_thread() { return delivery_hooks().on_delivery_thread(); }

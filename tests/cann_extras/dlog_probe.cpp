@@ -1,11 +1,17 @@
 // Runs dlog calls in a fresh process, so that each test sees dlog read its environment once.
-// Usage: dlog_probe check | log | api | flood <lines> | long | dlopen
+// Usage: dlog_probe check | log | api | flood <lines> | long | dlopen | fork <children>
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <atomic>
+#include <thread>
+#include <vector>
 
 #include "toolchain/slog.h"
 
@@ -87,6 +93,56 @@ int by_dlopen() {
     return 0;
 }
 
+// Two threads log without pause while the main thread forks `children` children one after
+// another; each child logs one line and exits. A child is "hung" when it has not exited 60 s
+// after the last fork (a generous bound: each logs one line); it is then killed. Prints
+// "child <i> <pid>" per child and "hung=<n>".
+int fork_while_logging(int children) {
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> loggers;
+    for (int t = 0; t < 2; ++t) {
+        loggers.emplace_back([&stop, t] {
+            for (long i = 0; !stop.load(std::memory_order_relaxed); ++i)
+                DlogRecord(PROFILING, DLOG_ERROR, "logger %d line %ld", t, i);
+        });
+    }
+    std::vector<pid_t> pids;
+    for (int c = 0; c < children; ++c) {
+        const pid_t pid = fork();
+        if (pid == 0) {
+            DlogRecord(PROFILING, DLOG_ERROR, "child %d says hello", c);
+            DlogFlush();
+            _exit(0);
+        }
+        if (pid < 0) return 1;
+        std::printf("child %d %d\n", c, static_cast<int>(pid));
+        std::fflush(stdout);  // not left in the buffer the next child inherits (DlogFlush flushes it)
+        pids.push_back(pid);
+        usleep(2000);  // spreads the forks over the loggers' lines (pacing, not synchronisation)
+    }
+    stop.store(true);
+    for (auto &t : loggers) t.join();
+    size_t left = pids.size();
+    for (int polls = 0; polls < 60000 && left > 0; ++polls) {  // polling for the exits, bounded
+        for (pid_t &pid : pids) {
+            int status = 0;
+            if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
+                pid = 0;
+                --left;
+            }
+        }
+        if (left > 0) usleep(1000);
+    }
+    for (pid_t pid : pids) {
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+        }
+    }
+    std::printf("hung=%zu\n", left);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -101,6 +157,8 @@ int main(int argc, char **argv) {
         flood(std::atoi(argv[2]));
     else if (mode == "long")
         long_message();
+    else if (mode == "fork" && argc > 2)
+        return fork_while_logging(std::atoi(argv[2]));
     else if (mode == "dlopen")
         return by_dlopen();
     else

@@ -242,3 +242,31 @@ TEST(Dlog, LoadsByNameWithDlopen) {
 }
 
 }  // namespace
+
+// A child forked while other threads log can log at once (dlog's lock is taken around fork), and
+// its line goes to a file of its own.
+TEST(Dlog, ChildrenForkedWhileThreadsLogCanLog) {
+    const std::string dir = fresh_dir("fork");
+    const Result r = run_probe({"fork", "30"}, {"ASCEND_PROCESS_LOG_PATH=" + dir, "VNPU_DLOG_FILE_BYTES=1048576"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("hung=0\n"), std::string::npos) << r.out;
+    const std::string plog = dir + "/debug/plog/";
+    const auto files = files_in(plog);
+    std::istringstream in(r.out);
+    int children = 0;
+    for (std::string word; in >> word;) {
+        if (word != "child") continue;
+        int index = -1;
+        int pid = 0;
+        in >> index >> pid;
+        ++children;
+        const std::string prefix = "plog-" + std::to_string(pid) + "_";
+        std::string text;
+        for (const auto &f : files)
+            if (f.rfind(prefix, 0) == 0) text += read_file(plog + f);
+        EXPECT_NE(text.find("child " + std::to_string(index) + " says hello"), std::string::npos)
+            << "child " << index << " (pid " << pid << ") left no line";
+        EXPECT_EQ(text.find("logger "), std::string::npos) << "the parent's lines are not the child's";
+    }
+    EXPECT_EQ(children, 30);
+}

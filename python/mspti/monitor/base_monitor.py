@@ -15,6 +15,9 @@ from ._adapters import FunctionBatchCallback, as_director
 logger = logging.getLogger("mspti")
 
 _running = weakref.WeakSet()  # monitors whose locks a forked child renews
+#: (native monitor, callbacks) a callback may still use: a stop() interrupted by Ctrl-C, or one that
+#: left a stuck callback running. Never freed: the native side may still call or stop them.
+_abandoned = []
 
 
 def _after_fork_in_child():
@@ -66,11 +69,11 @@ class BaseMonitor:
         logger.error("%s: %s", _name_of(self), what)
         return MsptiResult.MSPTI_ERROR_INVALID_PARAMETER
 
-    def _result(self, method, code):
+    def _result(self, method, code, detail=None):
         result = MsptiResult(code)
         if result != MsptiResult.MSPTI_SUCCESS:
             logger.error("%s.%s: %s (%s)", _name_of(self), method, result.name,
-                         native.last_error_message() or "no detail")
+                         (native.last_error_message() if detail is None else detail) or "no detail")
         return result
 
     def _start_with(self, method, callbacks, start):
@@ -100,12 +103,30 @@ class BaseMonitor:
     def stop(self):
         """Stops collecting; returns once every record collected so far was delivered, or once the
         stop timeout (:meth:`set_stop_timeout`, default 2 s) has passed. Records left undelivered
-        then are counted in ``stats().dropped``.
+        then are counted in ``stats().dropped``. A callback call in progress then is waited for 5 s
+        more; one still running is left running (MSPTI_ERROR_INNER, the monitor stopped all the
+        same; see the README): its callback is kept alive and never called again.
 
         Safe from any thread, from a signal handler and from inside a callback; a no-op (SUCCESS)
-        when not running.
+        when not running. On the main thread Ctrl-C interrupts the wait (KeyboardInterrupt); the
+        stop then completes in the background.
         """
-        result = self._result("stop", self._native.stop())
+        if (self._native.is_running() and threading.current_thread() is threading.main_thread()
+                and not native.on_delivery_thread()):
+            try:
+                code, detail = native.stop_interruptibly(self._native)  # Ctrl-C interrupts the wait
+            except BaseException:
+                # The native stop goes on in the background and a callback may still run: what
+                # they use must outlive them.
+                _abandoned.append((self._native, self._callbacks))
+                raise
+        else:
+            code, detail = self._native.stop(), None
+        if MsptiResult(code) != MsptiResult.MSPTI_SUCCESS:
+            # A callback still running past the stop timeout and its grace was left running (see
+            # the README): its callback object must never be freed.
+            _abandoned.append((self._native, self._callbacks))
+        result = self._result("stop", code, detail)
         self._drop_callbacks()
         _running.discard(self)
         return result
@@ -134,20 +155,9 @@ class BaseMonitor:
         """
         if threading.current_thread() is not threading.main_thread() or native.on_delivery_thread():
             return BaseMonitor._result(cls, "flush_all", native.Monitor.flush_all())
-        # The native wait cannot run Python's signal handlers: wait for it on another thread, in
-        # an interruptible Event.wait() here.
-        done = threading.Event()
-        out = []
-
-        def flush():
-            try:
-                out.append(native.Monitor.flush_all())
-            finally:
-                done.set()
-
-        threading.Thread(target=flush, name="mspti-flush", daemon=True).start()
-        done.wait()
-        return BaseMonitor._result(cls, "flush_all", out[0])
+        # The native wait runs on a native thread (never on a Python one: see py_interruptible.h);
+        # this one waits in short steps and runs the signal handlers between them.
+        return BaseMonitor._result(cls, "flush_all", *native.flush_all_interruptibly())
 
     @classmethod
     def flush_period(cls, time_ms):

@@ -4,13 +4,12 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dlog_config.h"
 #include "dlog_sink.h"
+#include "dlog_time.h"
 #include "toolchain/slog.h"
 
 namespace {
@@ -34,10 +33,10 @@ void emit(int moduleId, int level, const char *fmt, va_list args) {
     }
     timeval tv{};
     ::gettimeofday(&tv, nullptr);
-    tm local{};
-    ::localtime_r(&tv.tv_sec, &local);
+    const dlog::LocalTime t = dlog::local_time(tv);
     char stamp[32];
-    std::strftime(stamp, sizeof(stamp), "%Y-%m-%d-%H:%M:%S", &local);
+    std::snprintf(stamp, sizeof(stamp), "%04d-%02d-%02d-%02d:%02d:%02d", t.year, t.month, t.day, t.hour, t.minute,
+                  t.second);
 
     // Prefix, message cut at MSG_LENGTH, "..." when cut, and a newline.
     char line[256 + MSG_LENGTH + 8];

@@ -6,17 +6,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <deque>
 #include <fcntl.h>
 #include <mutex>
+#include <pthread.h>
 #include <string>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dlog_config.h"
+#include "dlog_time.h"
 
 namespace dlog {
 namespace {
@@ -32,6 +32,12 @@ struct FileState {
 std::mutex g_mutex;
 FileState g_state;
 
+// A child forked while another thread wrote a line would find g_mutex held forever: the fork
+// waits for the line to finish, and the child starts unlocked (its first line opens its own file).
+void fork_prepare() { g_mutex.lock(); }
+void fork_release() { g_mutex.unlock(); }
+[[maybe_unused]] const bool g_fork_handlers = (pthread_atfork(&fork_prepare, &fork_release, &fork_release), true);
+
 void make_dirs(const std::string &dir) {
     for (size_t i = 1; i <= dir.size(); ++i) {
         if (i == dir.size() || dir[i] == '/') {
@@ -43,13 +49,10 @@ void make_dirs(const std::string &dir) {
 std::string new_path(const std::string &dir, pid_t pid) {
     timeval tv{};
     ::gettimeofday(&tv, nullptr);
-    tm local{};
-    ::localtime_r(&tv.tv_sec, &local);
-    char stamp[32];
-    std::strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &local);
+    const LocalTime t = local_time(tv);
     char name[96];
-    std::snprintf(name, sizeof(name), "/plog-%d_%s%03ld.log", static_cast<int>(pid), stamp,
-                  static_cast<long>(tv.tv_usec / 1000));
+    std::snprintf(name, sizeof(name), "/plog-%d_%04d%02d%02d%02d%02d%02d%03ld.log", static_cast<int>(pid), t.year,
+                  t.month, t.day, t.hour, t.minute, t.second, static_cast<long>(tv.tv_usec / 1000));
     return dir + name;
 }
 

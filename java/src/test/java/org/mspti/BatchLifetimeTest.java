@@ -22,6 +22,9 @@ class BatchLifetimeTest {
         List<ByteBuffer> buffers = new CopyOnWriteArrayList<>();
         List<String> names = new CopyOnWriteArrayList<>();  // a marker's name is valid during its callback
         try (MstxMonitor m = new MstxMonitor()) {
+            // Everything is delivered (the callback is slow on a loaded machine: copy-on-write lists),
+            // not left running past a stop timeout.
+            assertEquals(MsptiResult.MSPTI_SUCCESS, m.setStopTimeout(-1));
             assertEquals(MsptiResult.MSPTI_SUCCESS, m.startBatch(b -> {
                 kept.add(b);
                 copies.add(b.copy());
@@ -36,6 +39,7 @@ class BatchLifetimeTest {
             for (int i = 0; i < 20000; i++) Mstx.mark("other");
             assertEquals(MsptiResult.MSPTI_SUCCESS, m.stop());
             assertEquals(MsptiResult.MSPTI_SUCCESS, Monitor.setBufferSize(8));
+            assertEquals(MsptiResult.MSPTI_SUCCESS, m.setStopTimeout(Monitor.DEFAULT_STOP_TIMEOUT_MS));
         }
         assertFalse(kept.isEmpty());
         for (RecordBatch b : kept) {

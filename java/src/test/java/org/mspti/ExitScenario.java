@@ -9,11 +9,12 @@ import org.mspti.vnpu.Vnpu;
 public final class ExitScenario {
     private ExitScenario() {}
 
-    // Two monitors with slow callbacks and a backlog of seconds: the JVM exits within one stop timeout.
+    // Two monitors with slow callbacks (1 ms a record) and a backlog of 200 s: the JVM exits within
+    // one stop timeout.
     private static void backlog() {
         for (int k = 0; k < 2; k++) {
             MstxMonitor m = new MstxMonitor();
-            m.startMarks(r -> java.util.concurrent.locks.LockSupport.parkNanos(100_000));
+            m.startMarks(r -> java.util.concurrent.locks.LockSupport.parkNanos(1_000_000));
         }
         for (int i = 0; i < 100000; i++) Mstx.mark("backlog");
         System.out.println("main done " + System.nanoTime());
