@@ -46,9 +46,13 @@ class RecordBatchCopy {
 public:
     /** @brief Copies `batch` and its strings; call it during the batch callback. */
     explicit RecordBatchCopy(const RecordBatch &batch);
+    /** @brief Copies `other`; the copy's string fields point into the copy. */
     RecordBatchCopy(const RecordBatchCopy &other);
+    /** @brief Copies `other`; the copy's string fields point into the copy. */
     RecordBatchCopy &operator=(const RecordBatchCopy &other);
+    /** @brief Moves: the records keep pointing into the storage they moved with. */
     RecordBatchCopy(RecordBatchCopy &&) noexcept = default;
+    /** @brief Moves: the records keep pointing into the storage they moved with. */
     RecordBatchCopy &operator=(RecordBatchCopy &&) noexcept = default;
 
     /** @brief The copied records (with the original kind, count and stride). */
