@@ -5,7 +5,10 @@
 #   lib/pkgconfig              mspti.pc, mspti-monitor.pc
 #   lib/python3.X/dist-packages  the Python packages (mspti, vnpu, mspti_trace); Debian's python3 finds
 #                              them there for the prefixes /usr and /usr/local
-#   share/java/mspti.jar       with its JNI libraries inside (org.mspti.NativeLoader)
+#   share/java/mspti.jar       with its JNI libraries inside (org.mspti.NativeLoader); mspti-sources.jar,
+#                              mspti-javadoc.jar beside it
+#   share/doc/mspti            copyright, changelog.gz; html/ (Doxygen) and java/ (javadoc) where built
+#   share/man/man1             mspti-trace.1.gz (help2man)
 #   lib/mspti/vnpu             the virtual CANN, laid out like a CANN toolkit (include/, lib64/,
 #                              set_env.sh): its stand-in acl/, hccl/, securec.h... headers and CANN-named
 #                              libraries stay out of include/ and lib/, where they would shadow a real CANN.
@@ -22,7 +25,7 @@ set_target_properties(mspti_monitor PROPERTIES EXPORT_NAME monitor)
 target_compile_features(mspti_monitor INTERFACE cxx_std_20)  # the record headers use C++20 (defaulted ==)
 install(TARGETS mspti mspti_monitor EXPORT msptiTargets
         LIBRARY DESTINATION lib
-        INCLUDES DESTINATION include)
+        INCLUDES DESTINATION include include/mspti)  # include/mspti as in CANN: "mspti.h"
 install(EXPORT msptiTargets NAMESPACE mspti:: DESTINATION ${MSPTI_INSTALL_CMAKEDIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/msptiConfig.cmake.in
   ${CMAKE_BINARY_DIR}/install/msptiConfig.cmake
@@ -62,6 +65,8 @@ if(TARGET vnpu)
   if(TARGET vnpu_hccl_mpi)
     list(APPEND links libvnpu_hccl_mpi.so=libvnpu_hccl_mpi.so)
   endif()
+  # The shortest relative link (lintian: lengthy-symlink), e.g. ../../../python3.11/dist-packages.
+  file(RELATIVE_PATH vnpu_to_python /p/${MSPTI_INSTALL_VNPUDIR}/python /p/${MSPTI_INSTALL_PYTHONDIR})
   install(CODE "
     set(root \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${MSPTI_INSTALL_VNPUDIR}\")
     file(MAKE_DIRECTORY \"\${root}/lib64\" \"\${root}/python\" \"\${root}/bin\" \"\${root}/opp\")
@@ -73,16 +78,20 @@ if(TARGET vnpu)
       file(CREATE_LINK \"../../../\${target}\" \"\${root}/lib64/\${name}\" SYMBOLIC)
     endforeach()
     file(REMOVE \"\${root}/python/site-packages\")
-    file(CREATE_LINK \"../../../../${MSPTI_INSTALL_PYTHONDIR}\" \"\${root}/python/site-packages\" SYMBOLIC)
+    file(CREATE_LINK \"${vnpu_to_python}\" \"\${root}/python/site-packages\" SYMBOLIC)
   ")
   set(VNPU_CANN_ROOT "${CMAKE_INSTALL_PREFIX}/${MSPTI_INSTALL_VNPUDIR}")  # used only when not sourced from bash
   configure_file(${PROJECT_SOURCE_DIR}/src/cann_extras/set_env.sh.in ${CMAKE_BINARY_DIR}/install/set_env.sh @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/install/set_env.sh DESTINATION ${MSPTI_INSTALL_VNPUDIR})
 endif()
 
+# --- API documentation, where built (targets docs and javadoc) --------------------------------------
+install(DIRECTORY ${CMAKE_BINARY_DIR}/docs/html DESTINATION share/doc/mspti OPTIONAL)  # Doxygen
+install(DIRECTORY ${CMAKE_BINARY_DIR}/docs/java DESTINATION share/doc/mspti OPTIONAL)  # javadoc
+
 # --- Java --------------------------------------------------------------------------------------------
 if(DEFINED MSPTI_JAR)
-  install(FILES ${MSPTI_JAR} DESTINATION share/java)
+  install(FILES ${MSPTI_JAR} ${MSPTI_SOURCES_JAR} ${MSPTI_JAVADOC_JAR} DESTINATION share/java)
 endif()
 
 # --- Python: the packages where Debian's python3 looks, extension modules with relative runpaths -------

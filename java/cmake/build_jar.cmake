@@ -1,7 +1,7 @@
 # Build-time step (cmake -P): compiles the hand-written and the SWIG-generated Java sources (whose
 # file names are only known after SWIG ran) and packs them, with optional native resources, into a jar.
 # Variables: SRC_DIRS (;-list, or |-list), CLASSES_DIR, JAR_FILE, JAVAC, JAR, CLASSPATH (optional),
-# RESOURCES_DIR (optional: added to the jar root).
+# RESOURCES_DIR (optional, ;- or |-list: each added to the jar root).
 string(REPLACE "|" ";" SRC_DIRS "${SRC_DIRS}")
 set(release 11)
 if(RELEASE)
@@ -31,9 +31,12 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "javac failed (${rc})")
 endif()
 set(extra)
-if(RESOURCES_DIR AND EXISTS "${RESOURCES_DIR}")
-  set(extra -C "${RESOURCES_DIR}" .)
-endif()
+string(REPLACE "|" ";" RESOURCES_DIR "${RESOURCES_DIR}")
+foreach(dir IN LISTS RESOURCES_DIR)
+  if(EXISTS "${dir}")
+    list(APPEND extra -C "${dir}" .)
+  endif()
+endforeach()
 get_filename_component(jar_dir "${JAR_FILE}" DIRECTORY)
 file(MAKE_DIRECTORY "${jar_dir}")
 file(REMOVE "${JAR_FILE}")

@@ -69,10 +69,17 @@ private:
     bool had_previous_ = false;
 };
 
+/** "(64, 32)": a shape as Python writes a tuple, for error messages. */
+std::string shape_text(const std::vector<int64_t> &shape) {
+    std::string text = "(";
+    for (size_t i = 0; i < shape.size(); ++i) text += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
+
 int64_t count_of(const std::vector<int64_t> &shape) {
     int64_t n = 1;
     for (int64_t d : shape) {
-        if (d < 0) throw std::invalid_argument("negative dimension in shape");
+        if (d < 0) throw std::invalid_argument("negative dimension in shape " + shape_text(shape));
         n *= d;
     }
     return n;
@@ -311,14 +318,20 @@ void synchronize(int device) { synchronize_device(resolve_device(device)); }
 
 std::vector<int64_t> broadcast_shapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
     std::vector<int64_t> out;
-    if (!vnpu::broadcast_shape(a, b, out)) throw std::invalid_argument("shapes cannot be broadcast together");
+    if (!vnpu::broadcast_shape(a, b, out)) {
+        throw std::invalid_argument("shapes cannot be broadcast together: " + shape_text(a) + " and " + shape_text(b));
+    }
     return out;
 }
 
 std::vector<int64_t> matmul_shape(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
     std::vector<int64_t> out;
-    if (a.empty() || b.empty()) throw std::invalid_argument("matmul needs at least 1-D operands");
-    if (!vnpu::matmul_shape(a, b, out)) throw std::invalid_argument("matmul shape mismatch");
+    if (a.empty() || b.empty()) {
+        throw std::invalid_argument("matmul needs at least 1-D operands: " + shape_text(a) + " @ " + shape_text(b));
+    }
+    if (!vnpu::matmul_shape(a, b, out)) {
+        throw std::invalid_argument("matmul shape mismatch: " + shape_text(a) + " @ " + shape_text(b));
+    }
     return out;
 }
 
@@ -571,9 +584,14 @@ void Communicator::broadcast(const Tensor &tensor, int root, const Stream *strea
 
 void Communicator::all_gather(const Tensor &output, const Tensor &input, const Stream *stream) {
     const HcclDataType dtype = hccl_dtype(input);
-    if (output.dtype() != input.dtype()) throw DTypeError("output and input of different dtypes");
+    if (output.dtype() != input.dtype()) {
+        throw DTypeError("output and input of different dtypes (" + dtype_name(output.dtype()) + " and " +
+                         dtype_name(input.dtype()) + ")");
+    }
     if (output.numel() != input.numel() * impl_->world_size) {
-        throw std::invalid_argument("output must hold world_size * input.numel elements");
+        throw std::invalid_argument(
+            "output must hold world_size * input.numel elements: " + std::to_string(output.numel()) +
+            " != " + std::to_string(impl_->world_size) + " * " + std::to_string(input.numel()));
     }
     check("HcclAllGather", HcclAllGather(input.data_ptr(), output.data_ptr(), static_cast<uint64_t>(input.numel()),
                                          dtype, impl_->healthy("HcclAllGather"), stream_of(input, stream)));
@@ -581,9 +599,14 @@ void Communicator::all_gather(const Tensor &output, const Tensor &input, const S
 
 void Communicator::reduce_scatter(const Tensor &output, const Tensor &input, int op, const Stream *stream) {
     const HcclDataType dtype = hccl_dtype(input);
-    if (output.dtype() != input.dtype()) throw DTypeError("output and input of different dtypes");
+    if (output.dtype() != input.dtype()) {
+        throw DTypeError("output and input of different dtypes (" + dtype_name(output.dtype()) + " and " +
+                         dtype_name(input.dtype()) + ")");
+    }
     if (input.numel() != output.numel() * impl_->world_size) {
-        throw std::invalid_argument("input must hold world_size * output.numel elements");
+        throw std::invalid_argument(
+            "input must hold world_size * output.numel elements: " + std::to_string(input.numel()) +
+            " != " + std::to_string(impl_->world_size) + " * " + std::to_string(output.numel()));
     }
     check("HcclReduceScatter",
           HcclReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<uint64_t>(output.numel()), dtype,
@@ -616,9 +639,13 @@ void Communicator::destroy() {
 // ---- in-process all-reduce --------------------------------------------------------------------------
 
 std::vector<float> all_reduce_sum(int ranks, const std::vector<float> &data) {
-    if (ranks < 1 || ranks > device_count()) throw std::invalid_argument("ranks must be in 1..device_count()");
+    if (ranks < 1 || ranks > device_count()) {
+        throw std::invalid_argument("ranks must be in 1.." + std::to_string(device_count()) +
+                                    " (device_count()), not " + std::to_string(ranks));
+    }
     if (data.size() % static_cast<size_t>(ranks) != 0) {
-        throw std::invalid_argument("data size must be a multiple of ranks");
+        throw std::invalid_argument("data size must be a multiple of ranks: " + std::to_string(data.size()) +
+                                    " elements, " + std::to_string(ranks) + " ranks");
     }
     const size_t n = data.size() / static_cast<size_t>(ranks);
     std::vector<int32_t> devices(static_cast<size_t>(ranks));

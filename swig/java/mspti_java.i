@@ -15,6 +15,7 @@
 %module(directors="1") MsptiNative
 
 %include <enums.swg>
+%include "java_plumbing.i"
 %javaconst(1);
 %include <stdint.i>
 %apply int64_t { uint64_t };

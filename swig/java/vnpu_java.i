@@ -6,6 +6,7 @@
  */
 %module Vnpu
 
+%include "java_plumbing.i"
 %pragma(java) jniclassclassmodifiers="final class"
 %pragma(java) moduleclassmodifiers="public final class"
 %pragma(java) modulecode=%{
@@ -61,7 +62,16 @@ VNPU_JAVA_ARRAY(float, jfloatArray, jfloat, "float[]", GetFloatArrayRegion, , Ne
 VNPU_JAVA_ARRAY(int64_t, jlongArray, jlong, "long[]", GetLongArrayRegion, , NewLongArray, SetLongArrayRegion)
 
 /* ---- Stream: an mstx-capable NativeStream. */
-%typemap(javainterfaces) vnpu::api::Stream "org.mspti.NativeStream"
+%typemap(javainterfaces) vnpu::api::Stream "org.mspti.NativeStream, AutoCloseable"
+%typemap(javainterfaces) vnpu::api::Tensor "AutoCloseable"
+%typemap(javainterfaces) vnpu::api::Communicator "AutoCloseable"
+%typemap(javacode) vnpu::api::Communicator %{
+  /** Frees the native object now (otherwise the garbage collector does); it is unusable afterwards. */
+  @Override
+  public void close() {
+    delete();
+  }
+%}
 %typemap(javacode) vnpu::api::Stream %{
   /** The aclrtStream handle (for mstx markers on this stream). */
   @Override
@@ -73,11 +83,23 @@ VNPU_JAVA_ARRAY(int64_t, jlongArray, jlong, "long[]", GetLongArrayRegion, , NewL
   public String toString() {
     return "Stream[device=" + device() + ", id=" + id() + "]";
   }
+
+  /** Frees the native object now (otherwise the garbage collector does); it is unusable afterwards. */
+  @Override
+  public void close() {
+    delete();
+  }
 %}
 %typemap(javacode) vnpu::api::Tensor %{
   @Override
   public String toString() {
     return "Tensor[device=" + device() + ", shape=" + java.util.Arrays.toString(shape()) + "]";
+  }
+
+  /** Frees the native object now (otherwise the garbage collector does); it is unusable afterwards. */
+  @Override
+  public void close() {
+    delete();
   }
 %}
 

@@ -2,7 +2,9 @@
 # Installs a built tree, moves the prefix (it must be relocatable), and builds and runs consumers
 # out of tree against it: C through pkg-config, C++ through find_package(mspti), Python by import
 # from the prefix, Java with -cp mspti.jar only (next to its libraries, then alone: the libraries
-# inside the jar). Then the wheel in a fresh venv, and the .deb's metadata and file list.
+# inside the jar); msPTI's own samples through pkg-config (MSPTI_UPSTREAM_SOURCE). Then the wheel in a
+# fresh venv, the .deb's metadata and file list, lintian, and dpkg -i / -r in a throwaway root
+# (deb_install_check.sh). MSPTI_DOC_TARGETS (e.g. "docs javadoc") are built first, to be installed.
 #     tests/install/install_check.sh <build dir>
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,6 +24,19 @@ check_output() {  # <expected.txt> <command...>
     >"$tmp/sample.log" 2>&1 || { cat "$tmp/sample.log" >&2; fail "$* (expected: $expected)"; }
 }
 
+step "API documentation: Doxygen and javadoc, to install with the rest"
+# A target that fails (docs fails on any Doxygen warning; CI builds it as a step of its own) is
+# reported, and its installation is not checked.
+doc_built=""
+for target in ${MSPTI_DOC_TARGETS:-}; do
+  if cmake --build "$build" --target "$target" >"$tmp/docs.log" 2>&1; then
+    doc_built="$doc_built $target"
+  else
+    tail -5 "$tmp/docs.log" >&2
+    echo "WARNING: the $target target failed (above): its installation is not checked"
+  fi
+done
+
 step "install, then move the prefix"
 cmake --install "$build" --prefix "$tmp/first" >/dev/null
 mv "$tmp/first" "$tmp/prefix"
@@ -32,8 +47,14 @@ for f in lib/libmspti.so lib/libmspti_monitor.so lib/cmake/mspti/msptiConfig.cma
          lib/cmake/mspti/msptiTargets.cmake lib/pkgconfig/mspti.pc lib/pkgconfig/mspti-monitor.pc include/mspti/mspti.h \
          include/mspti/monitor.h include/mspti/monitor_records.h include/mstx/ms_tools_ext.h \
          lib/mspti/vnpu/set_env.sh lib/mspti/vnpu/include/acl/acl.h lib/mspti/vnpu/include/securec.h \
-         lib/mspti/vnpu/lib64/libascendcl.so share/java/mspti.jar; do
+         lib/mspti/vnpu/lib64/libascendcl.so share/java/mspti.jar share/doc/mspti/copyright share/doc/mspti/changelog.gz \
+         share/man/man1/mspti-trace.1.gz; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
+done
+for doc in docs:html javadoc:java; do  # the documentation built above is installed
+  if [[ "$doc_built " == *" ${doc%%:*} "* ]]; then
+    [ -e "$prefix/share/doc/mspti/${doc#*:}/index.html" ] || fail "share/doc/mspti/${doc#*:}/index.html is not installed"
+  fi
 done
 # The CANN stand-in headers must not shadow a real CANN from <prefix>/include.
 for f in acl aclnn aclnnop hccl toolchain vnpu securec.h securectype.h; do
@@ -55,11 +76,39 @@ check_output "$source_dir/samples/c_activity/expected.txt" "$tmp/c_activity"
 [ "$(pkg-config --modversion mspti-monitor)" = "$(pkg-config --modversion mspti)" ] || fail "pc versions differ"
 pkg-config --libs mspti-monitor | grep -- '-lmspti_monitor' >/dev/null || fail "mspti-monitor.pc: no -lmspti_monitor"
 
+step "msPTI's own samples, unchanged, with pkg-config --cflags --libs mspti"
+# They include "mspti.h" (CANN puts include/mspti on the include path; so do our pkg-config files)
+# and the CANN headers and libraries (the virtual CANN, as set_env.sh names it).
+upstream="${MSPTI_UPSTREAM_SOURCE:-}"
+case "$upstream" in ""|/*) ;; *) upstream="$source_dir/$upstream" ;; esac  # relative to the source tree
+if [ -z "$upstream" ]; then
+  echo "SKIPPED: MSPTI_UPSTREAM_SOURCE is unset (msPTI's sources, e.g. ../shared/upstream/mspti): its samples are not built"
+elif [ ! -d "$upstream/samples/common" ]; then
+  fail "MSPTI_UPSTREAM_SOURCE=$MSPTI_UPSTREAM_SOURCE: no samples/common in $upstream"
+else
+  cp -r "$upstream/samples" "$tmp/upstream_samples"  # read-only where CI runs
+  cann="$prefix/lib/mspti/vnpu"
+  for src in "$tmp"/upstream_samples/*/*.cpp; do
+    name="$(basename "$src" .cpp)"
+    # shellcheck disable=SC2046  # pkg-config's flags are words
+    c++ -std=c++11 -o "${src%.cpp}" "$src" -I"$tmp/upstream_samples" -I"$cann/include" \
+        $(pkg-config --cflags --libs mspti) -L"$cann/lib64" -lascendcl -lnnopbase -lopapi -lhccl -lc_sec -pthread \
+        -Wl,-rpath,"$prefix/lib" -Wl,-rpath,"$cann/lib64" 2>"$tmp/upstream.log" \
+      || { cat "$tmp/upstream.log" >&2; fail "msPTI's sample $name does not build against the prefix"; }
+  done
+  # One runs on the virtual NPU, its records delivered by the prefix's libmspti.so.
+  out="$(cd "$tmp" && "$tmp/upstream_samples/mspti_activity/mspti_activity")" || fail "msPTI's mspti_activity failed: $out"
+  echo "$out" | grep "^\[KERNEL\] .*name: Axpy" >/dev/null || fail "msPTI's mspti_activity reported no kernel: $out"
+  echo "built $(ls "$tmp"/upstream_samples/*/*.cpp | wc -l) of msPTI's samples"
+fi
+pkg-config --cflags mspti-monitor | grep -- "-I[^ ]*/include/mspti\b" >/dev/null || fail "mspti-monitor.pc: no include/mspti in $(pkg-config --cflags mspti-monitor)"
+
 step "C++ consumer through find_package(mspti)"
 cmake -S "$here/consumer_cpp" -B "$tmp/consumer_cpp" -DCMAKE_PREFIX_PATH="$prefix" \
       -DSAMPLE_SOURCE="$source_dir/samples/cpp_monitor/cpp_monitor.cpp" >/dev/null
 cmake --build "$tmp/consumer_cpp" >/dev/null
 check_output "$source_dir/samples/cpp_monitor/expected.txt" "$tmp/consumer_cpp/cpp_monitor"
+"$tmp/consumer_cpp/cann_style" || fail "a program including \"mspti.h\" through mspti::mspti"
 
 step "Python: import from the prefix"
 # The prefix's Python directory is where Debian's python3 looks for /usr/local (posix_local) and /usr.
@@ -100,6 +149,12 @@ for lib in libmspti.so.0 libmspti_monitor.so.0 libmspti_java.so libvnpu.so libvn
   echo "$out" | grep "Loaded library .*/mspti-native[0-9]*/$lib," >/dev/null || fail "$lib was not loaded from the jar: $out"
 done
 unzip -l "$prefix/share/java/mspti.jar" | grep 'org/mspti/native/linux-.*/libmspti_java.so' >/dev/null || fail "no JNI library in the jar"
+unzip -p "$prefix/share/java/mspti.jar" META-INF/maven/org.mspti/mspti/pom.properties | grep -x "version=$(pkg-config --modversion mspti)" \
+  >/dev/null || fail "mspti.jar: no META-INF/maven/org.mspti/mspti/pom.properties with the version"
+unzip -p "$prefix/share/java/mspti.jar" META-INF/maven/org.mspti/mspti/pom.xml | grep '<artifactId>mspti</artifactId>' >/dev/null \
+  || fail "mspti.jar: no META-INF/maven/org.mspti/mspti/pom.xml"
+unzip -l "$prefix/share/java/mspti-sources.jar" | grep ' org/mspti/KernelMonitor.java$' >/dev/null || fail "mspti-sources.jar lacks KernelMonitor.java"
+unzip -l "$prefix/share/java/mspti-javadoc.jar" | grep ' org/mspti/KernelMonitor.html$' >/dev/null || fail "mspti-javadoc.jar lacks KernelMonitor.html"
 
 step "wheel: built offline, installed into a fresh venv"
 "$source_dir/cmake/wheel/build_wheel.sh" "$build" "$tmp/dist" >/dev/null
@@ -121,7 +176,7 @@ echo "$out" | grep "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" >/
 step "deb: cpack -G DEB"
 # What `cpack -G DEB` in the build directory does, minus its first step (a `preinstall` build of
 # every target: a test does not rebuild the tree): the install under /usr, staged, then packed.
-DESTDIR="$tmp/deb_stage" cmake --install "$build" --prefix /usr >/dev/null
+DESTDIR="$tmp/deb_stage" cmake --install "$build" --prefix /usr --strip >/dev/null  # as CPACK_STRIP_FILES
 (cd "$build" && cpack -G DEB -B "$tmp/deb" -D CPACK_INSTALL_CMAKE_PROJECTS= \
    -D "CPACK_INSTALLED_DIRECTORIES=$tmp/deb_stage/usr;usr" >"$tmp/cpack.log" 2>&1) \
   || { cat "$tmp/cpack.log" >&2; fail "cpack -G DEB"; }
@@ -136,4 +191,20 @@ done
 grep -q '^./usr/lib/python3[.0-9]*/dist-packages/mspti/_native' "$tmp/deb.files" || fail "the .deb lacks mspti._native"
 ! grep -q '^./usr/include/acl/' "$tmp/deb.files" || fail "the .deb puts acl/ into /usr/include"
 dpkg-deb -f "$deb" Depends | grep 'libc6' >/dev/null || fail "the .deb has no shared-library dependencies"
+for f in ./usr/share/doc/mspti/copyright ./usr/share/doc/mspti/changelog.gz ./usr/share/man/man1/mspti-trace.1.gz \
+         ./usr/share/java/mspti-sources.jar ./usr/share/java/mspti-javadoc.jar; do
+  grep -qx "$f" "$tmp/deb.files" || fail "the .deb lacks $f"
+done
+dpkg-deb -I "$deb" prerm | grep __pycache__ >/dev/null || fail "the .deb has no prerm removing Python's byte code"
+
+step "deb: lintian, no errors"
+if command -v lintian >/dev/null; then
+  lintian --fail-on error --suppress-tags-from-file /dev/null "$deb" | tee "$tmp/lintian.log" || fail "lintian reports errors (above)"
+else
+  echo "SKIPPED: lintian is not installed (apt-get install lintian)"
+fi
+
+step "deb: dpkg -i, consumers against /usr, dpkg -r"
+mkdir "$tmp/deb_root"
+bash "$here/deb_install_check.sh" "$deb" "$source_dir" "$tmp/deb_root"
 echo "install check passed"

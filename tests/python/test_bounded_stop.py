@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from mspti import MstxMonitor, MsptiResult
+from mspti import KernelMonitor, MstxMonitor, MsptiResult
 
 from conftest import LIBMSPTI, run_code
 
@@ -163,6 +163,12 @@ def test_stop_timeout_setting_and_environment_variable():
     for bad in (-1, "2", True, float("nan"), 86401):
         assert m.set_stop_timeout(bad) == MsptiResult.MSPTI_ERROR_INVALID_PARAMETER
     assert m.set_stop_timeout(BOUND) == MsptiResult.MSPTI_SUCCESS
+    # On the class, as the other process-wide settings: the same results, the same setting.
+    for cls in (MstxMonitor, KernelMonitor):
+        assert cls.set_stop_timeout(-3) == MsptiResult.MSPTI_ERROR_INVALID_PARAMETER
+        assert cls.set_stop_timeout(0.5) == MsptiResult.MSPTI_SUCCESS
+        assert m.get_stop_timeout() == 0.5 and cls.get_stop_timeout() == 0.5
+        assert cls.set_stop_timeout(BOUND) == MsptiResult.MSPTI_SUCCESS and m.get_stop_timeout() == BOUND
 
     code = PRELUDE + """
 m = MstxMonitor()

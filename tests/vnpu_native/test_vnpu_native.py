@@ -1,6 +1,8 @@
 """vnpu.native: the vnpu facade generated for Python from swig/vnpu.i (the same file as Java's
 org.mspti.vnpu), and that msPTI monitors see its kernels."""
 
+import re
+
 import pytest
 
 import vnpu  # noqa: F401  (loads libvnpu.so into the global scope first)
@@ -60,10 +62,15 @@ def test_the_vnpu_package_is_written_on_the_facade():
     assert vnpu.tensor([1.0]).npu()._native.dtype() == nv.kFloat64  # any numpy dtype can live on a device
     assert nv.broadcast_shapes([2, 1, 4], [3, 1]) == (2, 3, 4)
     assert nv.matmul_shape([4], [2, 4, 5]) == (2, 5) and nv.matmul_shape([3, 4], [4]) == (3,)
-    with pytest.raises(ValueError, match="broadcast"):
+    # The messages name the shapes (as Python writes tuples).
+    with pytest.raises(ValueError, match=re.escape("cannot be broadcast together: (2, 3) and (4,)")):
         nv.broadcast_shapes([2, 3], [4])
-    with pytest.raises(ValueError, match="matmul"):
+    with pytest.raises(ValueError, match=re.escape("matmul shape mismatch: (64, 32) @ (16, 8)")):
+        nv.matmul_shape([64, 32], [16, 8])
+    with pytest.raises(ValueError, match=re.escape("matmul shape mismatch: (2, 3) @ (2, 3)")):
         vnpu.ones(2, 3).npu() @ vnpu.ones(2, 3).npu()
+    with pytest.raises(ValueError, match=re.escape("negative dimension in shape (2, -1)")):
+        nv.Tensor.empty([2, -1], nv.kFloat32, 0)
 
 
 def test_streams_and_tensors_on_another_device_keep_the_current_device():

@@ -50,6 +50,20 @@ def _name_of(monitor):
     return monitor.__name__ if isinstance(monitor, type) else type(monitor).__name__
 
 
+_settings_monitor = None
+_settings_lock = threading.Lock()
+
+
+def _settings():
+    """A native monitor that is never started, for the process-wide settings the C++ API sets through
+    an instance (set_stop_timeout, stop_timeout) when they are called on a class."""
+    global _settings_monitor
+    with _settings_lock:
+        if _settings_monitor is None:
+            _settings_monitor = native.MstxMonitor()
+        return _settings_monitor
+
+
 class BaseMonitor:
     """Lifecycle shared by the monitors: ``start(...)``, run the workload, ``stop()``.
 
@@ -194,22 +208,27 @@ class BaseMonitor:
                            _name_of(cls), size)
         return result
 
-    def set_stop_timeout(self, seconds):
+    @classmethod
+    def set_stop_timeout(cls, seconds):
         """Sets how long :meth:`stop` (and the stop at interpreter exit) waits for the records
         collected before it, in seconds (int or float, up to one day); None waits without bound.
-        Process-wide. Default 2 s, or ``MSPTI_STOP_TIMEOUT_MS`` (milliseconds) from the environment.
+        Process-wide: ``KernelMonitor.set_stop_timeout(5)`` or ``monitor.set_stop_timeout(5)``.
+        Default 2 s, or ``MSPTI_STOP_TIMEOUT_MS`` (milliseconds) from the environment.
         """
         if seconds is None:
-            return self._result("set_stop_timeout", self._native.set_stop_timeout(-1))
+            return BaseMonitor._result(cls, "set_stop_timeout", _settings().set_stop_timeout(-1))
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            return self._invalid(f"set_stop_timeout: seconds must be a number or None, not {type(seconds).__name__}")
+            return BaseMonitor._invalid(cls, "set_stop_timeout: seconds must be a number or None, "
+                                             f"not {type(seconds).__name__}")
         if not 0 <= seconds <= _MAX_STOP_TIMEOUT_S or math.isnan(seconds):
-            return self._invalid(f"set_stop_timeout: seconds must be in 0..{_MAX_STOP_TIMEOUT_S}, not {seconds}")
-        return self._result("set_stop_timeout", self._native.set_stop_timeout(int(round(seconds * 1000))))
+            return BaseMonitor._invalid(cls, f"set_stop_timeout: seconds must be in 0..{_MAX_STOP_TIMEOUT_S}, "
+                                             f"not {seconds}")
+        return BaseMonitor._result(cls, "set_stop_timeout", _settings().set_stop_timeout(int(round(seconds * 1000))))
 
-    def get_stop_timeout(self):
-        """The stop timeout in seconds (None: no bound)."""
-        ms = self._native.stop_timeout()
+    @classmethod
+    def get_stop_timeout(cls):
+        """The stop timeout in seconds (None: no bound); process-wide, on the class or a monitor."""
+        ms = _settings().stop_timeout()
         return None if ms < 0 else ms / 1000
 
     # ----- state ------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ class VnpuThreadsTest {
                         Tensor tb = new Tensor(b, shape, 0);
                         Tensor c = Vnpu.matmul(ta, tb, stream);
                         Tensor d = Vnpu.add(c, ta, stream);
-                        c.delete();  // released at once (not by the GC) with the add still queued on it
+                        c.close();  // released at once (not by the GC) with the add still queued on it
                         if (steps[index] % 2 == 0) {
                             float[] got = d.toHost();
                             if (!java.util.Arrays.equals(want, got)) {
@@ -65,9 +65,9 @@ class VnpuThreadsTest {
                                 return;
                             }
                         }
-                        ta.delete();  // every other step with work still queued on them
-                        tb.delete();
-                        d.delete();
+                        ta.close();  // every other step with work still queued on them
+                        tb.close();
+                        d.close();
                         steps[index]++;
                     }
                 } catch (RuntimeException e) {
