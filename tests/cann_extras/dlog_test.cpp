@@ -246,6 +246,12 @@ TEST(Dlog, LoadsByNameWithDlopen) {
 // A child forked while other threads log can log at once (dlog's lock is taken around fork), and
 // its line goes to a file of its own.
 TEST(Dlog, ChildrenForkedWhileThreadsLogCanLog) {
+#if defined(__SANITIZE_ADDRESS__)
+    // GCC 12's AddressSanitizer does not lock its allocator across fork(): a child forked while a
+    // logging thread is inside malloc hangs in the allocator, whatever dlog does (1 child of 30 in
+    // a CI run; google/sanitizers#774). The default and TSan builds run this test.
+    GTEST_SKIP() << "this AddressSanitizer runtime hangs children forked mid-malloc";
+#endif
     const std::string dir = fresh_dir("fork");
     const Result r = run_probe({"fork", "30"}, {"ASCEND_PROCESS_LOG_PATH=" + dir, "VNPU_DLOG_FILE_BYTES=1048576"});
     ASSERT_EQ(r.status, 0) << r.out;
