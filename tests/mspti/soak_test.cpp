@@ -126,6 +126,10 @@ TEST(Soak, ChaosKeepsExactAccountingAndFlatMemory) {
     const auto warm = start + duration / 4;
     const auto end = start + duration;
     ResetClient();
+    // Buffers in flight are memory the client lent by design (256 MiB by default, 8192 of these
+    // 32 KB buffers, as much as a slow consumer lets pile up): bound them to 1 MiB (32 buffers),
+    // so that growth past them is a leak.
+    ASSERT_EQ(msptiExtActivitySetBufferBytesLimit(1 << 20), MSPTI_SUCCESS);
     ASSERT_EQ(msptiActivityRegisterCallbacks(&Request, &Complete), MSPTI_SUCCESS);
     ASSERT_EQ(msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER), MSPTI_SUCCESS);
 
