@@ -147,12 +147,7 @@ void ActivityEngine::free_retired_names() {
     if (t_in_request || t_in_complete > 0) return;
     std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return;
-    uint64_t names_ticket = names::seal();
     bool blocked = drain_all(lock);
-    if (blocked)
-        names::unseal(names_ticket);
-    else
-        names::drained(names_ticket);
     bool completed = !completed_.empty();
     lock.unlock();
     if (!blocked) names::reclaim();
@@ -398,10 +393,18 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
 bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
     // drain() may unlock to ask for a buffer. The list only grows at its head meanwhile, and
     // nothing is unlinked while any walk is in progress, so following `next` stays safe.
+    // Marker names retired before a full drain are referenced by no staged record once it is
+    // done (their records hold copies): names::reclaim() may free them. A drain stopped at the
+    // limit leaves records staged, so their names wait for the next one.
+    uint64_t names_ticket = names::seal();
     ++active_walks_;
     bool blocked = false;
     for (ThreadStaging *s = stagings_; s != nullptr && !blocked; s = s->next) blocked = drain(lock, s, true);
     if (--active_walks_ == 0) reclaim_retired();
+    if (blocked)
+        names::unseal(names_ticket);
+    else
+        names::drained(names_ticket);
     return blocked;
 }
 
@@ -479,7 +482,6 @@ void ActivityEngine::flush_all() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            uint64_t names_ticket = names::seal();
             blocked = drain_all(lock);
             if (!blocked) {
                 if (current_.data != nullptr) retire_current();
@@ -491,11 +493,6 @@ void ActivityEngine::flush_all() {
             }
             batch = take_completed();
             last_seq = next_seq_ - 1;
-            // A drain stopped at the limit leaves records staged: their names wait for a full one.
-            if (blocked)
-                names::unseal(names_ticket);
-            else
-                names::drained(names_ticket);
             if (blocked && batch.empty()) {
                 // Buffers come back from whoever is handing them back, or producers complete
                 // buffers for us to hand back: either way there is progress to make.
@@ -601,19 +598,12 @@ void ActivityEngine::worker_main() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            // Names retired before this full drain are referenced by no staged record once it
-            // is done (not when it stopped at the limit): their records hold copies.
-            uint64_t names_ticket = names::seal();
             blocked = drain_all(lock);
             // With a flush period, hand back a partly filled buffer every half period.
             if (period != 0 && Clock::now() >= next_periodic) {
                 if (current_.data != nullptr && current_.valid > 0) retire_current();
                 next_periodic = Clock::now() + std::chrono::milliseconds(period) / 2;
             }
-            if (blocked)
-                names::unseal(names_ticket);
-            else
-                names::drained(names_ticket);
             batch = take_completed();
         }
         names::reclaim();  // frees memory: not under the consumer lock
