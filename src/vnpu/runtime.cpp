@@ -66,18 +66,23 @@ std::shared_ptr<Context> Runtime::create_context(int32_t device_id, bool is_defa
     return context;
 }
 
+// A stream stays where aclrtSynchronizeDevice finds it (its context's list) until its queued work has
+// run: a device synchronisation that began meanwhile waits for that work too, so memory freed after it
+// (the facade's deferred frees) is not released while a dying stream still uses it.
 void Runtime::destroy_context(const std::shared_ptr<Context> &context) {
-    contexts.remove(context.get());
     std::vector<std::shared_ptr<Stream>> owned;
     {
         std::lock_guard<std::mutex> lock(context->mu);
-        owned.swap(context->streams);
+        owned = context->streams;
     }
     for (auto &stream : owned) {
         streams.remove(stream.get());
         stream->shutdown();
     }
     context->default_stream->shutdown();
+    contexts.remove(context.get());
+    std::lock_guard<std::mutex> lock(context->mu);
+    context->streams.clear();
 }
 
 std::shared_ptr<Stream> Runtime::create_stream(const std::shared_ptr<Context> &context) {
@@ -93,12 +98,12 @@ std::shared_ptr<Stream> Runtime::create_stream(const std::shared_ptr<Context> &c
 
 void Runtime::destroy_stream(const std::shared_ptr<Stream> &stream) {
     streams.remove(stream.get());
+    stream->shutdown();  // still listed in its context meanwhile (see destroy_context)
     if (auto context = contexts.find(stream->owner())) {
         std::lock_guard<std::mutex> lock(context->mu);
         auto &list = context->streams;
         list.erase(std::remove(list.begin(), list.end(), stream), list.end());
     }
-    stream->shutdown();
 }
 
 void Runtime::release_all() {

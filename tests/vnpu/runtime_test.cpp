@@ -1,5 +1,7 @@
 // Devices, contexts, streams: lifecycle, ordering and bad input.
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -156,6 +158,48 @@ TEST_F(DeviceTest, DestroyStreamRunsQueuedWorkFirst) {
     ASSERT_EQ(aclrtDestroyStream(extra), ACL_SUCCESS);
     EXPECT_EQ(ran.load(), 10);
     EXPECT_EQ(aclrtSynchronizeStream(extra), ACL_ERROR_INVALID_RESOURCE_HANDLE);
+}
+
+// A device synchronisation that begins while another thread destroys a stream waits for that stream's
+// queued work: memory freed after the synchronisation began (the facade's deferred frees) may be in use
+// by it. The destroyed stream's first task holds it until the synchronisation has had every chance to
+// return early; a return before the task ran is the failure.
+TEST_F(DeviceTest, SynchronizeDeviceWaitsForAStreamBeingDestroyed) {
+    aclrtStream dying = nullptr;
+    ASSERT_EQ(aclrtCreateStream(&dying), ACL_SUCCESS);
+    struct Held {
+        std::promise<void> release;
+        std::shared_future<void> released{release.get_future().share()};
+        std::atomic<bool> ran{false};
+    } held;
+    ASSERT_EQ(aclrtLaunchHostFunc(
+                  dying,
+                  [](void *a) {
+                      auto *h = static_cast<Held *>(a);
+                      h->released.wait();
+                      h->ran = true;
+                  },
+                  &held),
+              ACL_SUCCESS);
+    std::thread destroyer([&] { EXPECT_EQ(aclrtDestroyStream(dying), ACL_SUCCESS); });
+    int32_t id = -1;
+    while (aclrtStreamGetId(dying, &id) == ACL_SUCCESS) {
+        std::this_thread::yield();  // until the destroyer has taken the handle away
+    }
+    auto synchronized = std::async(std::launch::async, [&] {
+        EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+        EXPECT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+        const bool ran = held.ran.load();
+        EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+        return ran;
+    });
+    // Not a timing assertion: a correct runtime passes whatever this wait lasts; a wrong one is caught
+    // when its synchronisation returns within it, which it does at once.
+    const bool returned_early = synchronized.wait_for(std::chrono::milliseconds(200)) == std::future_status::ready;
+    held.release.set_value();
+    EXPECT_FALSE(returned_early) << "aclrtSynchronizeDevice returned while a stream being destroyed had work queued";
+    EXPECT_TRUE(synchronized.get()) << "aclrtSynchronizeDevice returned before the destroyed stream's task ran";
+    destroyer.join();
 }
 
 TEST(Runtime, FinalizeWithWorkQueuedDoesNotHang) {
