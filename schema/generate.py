@@ -204,8 +204,11 @@ public:
      * @brief Starts delivering {m.what} records to `callback`, which must outlive stop().
      *        On a running monitor it switches to `callback` (as msPTI does): records of buffers
      *        delivered after the call go to the new callback; once it returns (called from any
-     *        thread but the delivery thread) the old callback is no longer called.
-     * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is NULL (nothing changes).
+     *        thread but the delivery thread) the old callback is no longer called. A call of the old
+     *        callback in progress is waited for at most the stop timeout and 5 s more, as in stop().
+     * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is NULL (nothing changes);
+     *         MSPTI_ERROR_INNER if the old callback was still running then: it was left running, the
+     *         new callback is in place all the same.
      */
     MsptiResult start({m.callback} *callback);
     /** @brief Starts delivering blocks of {r.c_struct} records to `callback` (switches a running monitor). */

@@ -239,7 +239,8 @@ public:
     MstxMonitor();
     /**
      * @brief Starts delivering marks to `mark` and paired ranges to `range`; either may be NULL.
-     *        On a running monitor it switches to these callbacks, as KernelMonitor::start().
+     *        On a running monitor it switches to these callbacks, as KernelMonitor::start() (with
+     *        the same bound on waiting for an old callback's call in progress).
      * @return MSPTI_SUCCESS.
      */
     MsptiResult start(MarkCallback *mark, RangeCallback *range);

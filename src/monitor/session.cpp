@@ -293,6 +293,16 @@ MsptiResult Session::start(MonitorCore &core, std::shared_ptr<Subscription> sub)
     return MsptiResult::MSPTI_SUCCESS;
 }
 
+namespace {
+// How long stop_all() waits, past its deadline, for the callbacks in progress to return and the
+// delivery thread to leave: it only finishes the calls in progress, skips the rest of the buffer
+// (the monitors are detached) and runs its hooks. A callback that takes longer is left running.
+constexpr auto kExitGrace = std::chrono::seconds(1);
+// How long stop() waits, past its timeout, for a callback in progress: generous, since a callback
+// that is only slow (or descheduled on a loaded machine) must not be abandoned.
+constexpr auto kStopGrace = std::chrono::seconds(5);
+}  // namespace
+
 // A running monitor switches to the new subscription, as msPTI's start() replaces the callback.
 // Its kind stays enabled. The buffer being delivered finishes with the old callback (its registry
 // snapshot), so no record goes to both or to neither; then the old one is never called again.
@@ -318,15 +328,31 @@ MsptiResult Session::restart_locked(MonitorCore &core, std::shared_ptr<Subscript
     core.current = std::move(sub);
     control.unlock();
     // From a callback the rest of the current buffer still goes to the old subscription.
-    if (!t_delivery) {
-        if (!wait_not_using(version, stop_timeout())) {
-            // The buffer in progress takes longer than a stop may wait: the old callback is not
-            // given the rest of it, and those records count as dropped (as a stop's backlog).
+    if (t_delivery) return MsptiResult::MSPTI_SUCCESS;
+    const int64_t timeout = stop_timeout();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max<int64_t>(timeout, 0));
+    if (!wait_not_using(version, timeout)) {
+        // The buffer in progress takes longer than a stop may wait: the old callback is not
+        // given the rest of it, and those records count as dropped (as a stop's backlog).
+        std::lock_guard<std::mutex> lock(mutex_);
+        old->abandon_through(enqueued_);
+    }
+    old->detach();
+    if (timeout < 0) {
+        old->wait_idle();  // no bound: the old callback's call in progress is waited for
+        return MsptiResult::MSPTI_SUCCESS;
+    }
+    // As stop(): a call of the old callback that never returns does not hold start() past the stop
+    // timeout and its grace. The new callback is in place; the old one is left running, never called again.
+    if (!old->wait_idle_until(deadline + kStopGrace)) {
+        {
             std::lock_guard<std::mutex> lock(mutex_);
-            old->abandon_through(enqueued_);
+            stuck_ = true;  // the exit handler need not wait for it again
         }
-        old->detach();
-        old->wait_idle();  // one callback in progress at most
+        return fail(MsptiResult::MSPTI_ERROR_INNER,
+                    "%s.start: the previous callback was still running 5 s after the stop timeout (%lld ms); the "
+                    "monitor runs with the new callback, the previous one was left running",
+                    core.name, static_cast<long long>(timeout));
     }
     return MsptiResult::MSPTI_SUCCESS;
 }
@@ -341,15 +367,6 @@ std::shared_ptr<Subscription> Session::take_locked(MonitorCore &core) {
     return sub;
 }
 
-namespace {
-// How long stop_all() waits, past its deadline, for the callbacks in progress to return and the
-// delivery thread to leave: it only finishes the calls in progress, skips the rest of the buffer
-// (the monitors are detached) and runs its hooks. A callback that takes longer is left running.
-constexpr auto kExitGrace = std::chrono::seconds(1);
-// How long stop() waits, past its timeout, for a callback in progress: generous, since a callback
-// that is only slow (or descheduled on a loaded machine) must not be abandoned.
-constexpr auto kStopGrace = std::chrono::seconds(5);
-}  // namespace
 
 bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
                           const std::chrono::steady_clock::time_point *deadline,

@@ -180,7 +180,20 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
 
   // On a running monitor the native start switched to the new callbacks: the old ones are released
   // (after the buffer, if this runs inside a callback, whose director may still deliver it).
-  final MsptiResult started(MsptiResult result, Object... keep) {
+  // wasRunning: the monitor ran before the native start (an argument before it: evaluated first).
+  // A switch whose old callback was still running past the stop timeout and its grace
+  // (MSPTI_ERROR_INNER) put the new callbacks in place all the same: they are kept, and the old
+  // ones, left running, are never released.
+  final MsptiResult started(boolean wasRunning, MsptiResult result, Object... keep) {
+    if (result == MsptiResult.MSPTI_ERROR_INNER && wasRunning && isRunning()) {
+      Object[] old;
+      synchronized (this) {
+        old = callbacks;
+        callbacks = keep;
+      }
+      if (old != null) ABANDONED.add(old);
+      return result;
+    }
     if (result == MsptiResult.MSPTI_SUCCESS) {
       Object[] old;
       synchronized (this) {
@@ -285,9 +298,9 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
    * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null (nothing changes).
    */
   public MsptiResult start(CALLBACK callback) {
-    if (callback == null) return started(startNative(null));
+    if (callback == null) return started(isRunning(), startNative(null));
     RecordRun run = RecordRuns.of(callback, runCounts);  // records built in Java from blocks
-    return started(startBatchNative(run), run, callback);
+    return started(isRunning(), startBatchNative(run), run, callback);
   }
 
   /**
@@ -314,7 +327,7 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
    * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER if callback is null (nothing changes).
    */
   public MsptiResult startBatch(BatchCallback callback) {
-    return started(startBatchNative(callback), callback);
+    return started(isRunning(), startBatchNative(callback), callback);
   }
 
   /** {@link #startBatch(BatchCallback)} with a function. */
@@ -351,9 +364,9 @@ MSPTI_JAVA_RECORD_MONITORS
   public MsptiResult start(MarkCallback mark, RangeCallback range) {
     if (mark != null && range == null) {  // marks alone: records built in Java from blocks (MarkRun)
       RecordRun run = new MarkRun(mark, runCounts);
-      return started(startBatchNative(run), run, mark);
+      return started(isRunning(), startBatchNative(run), run, mark);
     }
-    return started(startNative(mark, range), mark, range);  // ranges are paired natively
+    return started(isRunning(), startNative(mark, range), mark, range);  // ranges are paired natively
   }
 
   /** {@link #start(MarkCallback, RangeCallback)} with functions (either may be null). */
@@ -374,7 +387,7 @@ MSPTI_JAVA_RECORD_MONITORS
 
   /** Starts delivering blocks of msptiActivityMarker records (see {@link RecordBatch}). */
   public MsptiResult startBatch(BatchCallback callback) {
-    return started(startBatchNative(callback), callback);
+    return started(isRunning(), startBatchNative(callback), callback);
   }
 
   /** {@link #startBatch(BatchCallback)} with a function. */

@@ -1,10 +1,14 @@
 // Monitor lifecycle and the delivery thread: stop and flush from callbacks and other threads,
 // exceptions, hooks, start/stop cycles, destruction, process exit.
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -286,6 +290,61 @@ TEST(MonitorLifecycle, StopDoesNotWaitForACallbackThatNeverReturns) {
     mstxMarkA("after", nullptr);
     next.stop();
     ASSERT_EQ(c.marks().size(), 1u);
+}
+
+// The same for start() on a running monitor, which switches callbacks and waits for the old one's
+// call in progress: a call that never returns holds it no longer than the stop timeout and its grace.
+// The new callback is in place; once the old call returns, the new callback gets the next records.
+TEST(MonitorLifecycle, RestartDoesNotWaitForAnOldCallbackThatNeverReturns) {
+    mspti::MstxMonitor m;
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool entered = false, release = false;
+    std::atomic<int> old_calls{0}, new_calls{0};
+    ASSERT_EQ(m.start(
+                  [&](const mspti::MarkerData &) {
+                      old_calls.fetch_add(1);
+                      std::unique_lock<std::mutex> lock(mutex);
+                      entered = true;
+                      cv.notify_all();
+                      cv.wait(lock, [&] { return release; });
+                  },
+                  nullptr),
+              MsptiResult::MSPTI_SUCCESS);
+    for (int i = 0; i < 1000; ++i) mstxMarkA("stuck", nullptr);
+    EXPECT_EQ(m.flush_period(1), MsptiResult::MSPTI_SUCCESS);
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        cv.wait(lock, [&] { return entered; });
+    }
+    ASSERT_EQ(m.set_stop_timeout(100), MsptiResult::MSPTI_SUCCESS);
+    std::string message;  // the error message is per thread
+    auto restarted = std::async(std::launch::async, [&] {
+        const MsptiResult r = m.start([&](const mspti::MarkerData &) { new_calls.fetch_add(1); }, nullptr);
+        message = mspti::last_error_message();
+        return r;
+    });
+    const bool returned = restarted.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        release = true;
+    }
+    cv.notify_all();
+    ASSERT_TRUE(returned) << "start() waited for an old callback that does not return";
+    EXPECT_EQ(restarted.get(), MsptiResult::MSPTI_ERROR_INNER);  // it says the old callback was left running
+    EXPECT_NE(message.find("left running"), std::string::npos) << message;
+    EXPECT_TRUE(m.is_running());
+    // The old callback is never called again; the new one gets what is marked now.
+    mstxMarkA("after", nullptr);
+    for (int i = 0; i < 60000 && new_calls.load() == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));  // polling for the call, bounded
+    EXPECT_EQ(old_calls.load(), 1);
+    EXPECT_GE(new_calls.load(), 1);
+    EXPECT_EQ(m.flush_period(0), MsptiResult::MSPTI_SUCCESS);
+    EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    const mspti::MonitorStats s = m.stats();
+    EXPECT_EQ(s.delivered + s.dropped, 1001u);  // every record delivered once or counted dropped
+    ASSERT_EQ(m.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs), MsptiResult::MSPTI_SUCCESS);
 }
 
 TEST(MonitorLifecycle, StartSwitchingCallbacksWaitsAtMostTheStopTimeout) {

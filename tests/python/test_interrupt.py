@@ -171,3 +171,43 @@ report(stopped=stopped, stats=m.stats()._asdict(), c=c_stats(), calls=len(calls)
     assert r["stopped"]["result"] != 0, r  # it says the callback was left running
     assert r["stats"]["delivered"] == 1 and r["stats"]["dropped"] == 999, r
     assert r["c"]["delivered"] + r["c"]["dropped"] == r["c"]["produced"] == 1000, r
+
+
+def test_start_on_a_running_monitor_returns_while_its_old_callback_never_returns():
+    # start() switches callbacks and waits for the old one's call in progress, bounded as stop() is:
+    # the old callback is released by the program only after start() returned.
+    code = """
+release = threading.Event()
+entered = threading.Event()
+old_calls, new_calls = [], []
+def stuck(record):
+    old_calls.append(1)
+    entered.set()
+    release.wait()
+m = MstxMonitor(); m.set_stop_timeout(0.1); m.start(stuck)
+mstx.mark("x")
+MstxMonitor.flush_period(1)
+entered.wait()
+result = m.start(lambda record: new_calls.append(record.name))
+switched = {"result": result.value, "running": m.is_running()}
+release.set()
+mstx.mark("after")
+for _ in range(60000):
+    if new_calls:
+        break
+    time.sleep(0.001)
+m.stop()
+report(switched=switched, old=len(old_calls), new=new_calls)
+"""
+    proc = _spawn(code)
+    try:
+        out, err = proc.communicate(timeout=HANG)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise AssertionError(f"start() did not return while the old callback was blocked\n{out}\n{err[-3000:]}")
+    assert proc.returncode == 0, err[-3000:]
+    r = _report(out)
+    assert r["switched"]["result"] != 0 and r["switched"]["running"] is True, r  # it says the old one was left running
+    assert r["old"] == 1, r  # never called again after the switch
+    assert r["new"] == ["after"], r

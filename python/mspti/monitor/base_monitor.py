@@ -97,6 +97,7 @@ class BaseMonitor:
         old ones are no longer called (except, from inside a callback, for the rest of the buffer
         being delivered: the native side keeps them until that buffer is done).
         """
+        was_running = self._native.is_running()
         result = self._result(method, start())
         if result == MsptiResult.MSPTI_SUCCESS:
             with self._lock:
@@ -105,6 +106,12 @@ class BaseMonitor:
             self._release(old)
             if not self._native.is_running():  # stopped from another thread meanwhile
                 self._drop_callbacks()
+        elif result == MsptiResult.MSPTI_ERROR_INNER and was_running and self._native.is_running():
+            # A switch whose old callback was still running past the stop timeout and its grace:
+            # the new callbacks are in place, the old ones were left running and are never freed.
+            with self._lock:
+                old, self._callbacks = self._callbacks, callbacks
+            _abandoned.append((self._native, old))
         return result
 
     def start_batch(self, callback):

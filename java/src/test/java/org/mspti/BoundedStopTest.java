@@ -85,4 +85,57 @@ class BoundedStopTest {
             assertEquals(MsptiResult.MSPTI_SUCCESS, m.setStopTimeout(BOUND_MS));
         }
     }
+
+    // A callback that never returns (until the test releases it, after the call returned) holds
+    // neither stop() nor a start() that switches callbacks: both return past the stop timeout and its
+    // grace with MSPTI_ERROR_INNER. After a switch the new callback gets the next records, and the old
+    // callback (left running) is kept alive: it returns normally once released.
+    @Test
+    void neitherStopNorASwitchWaitsForACallbackThatNeverReturns() throws Exception {
+        for (boolean viaStart : new boolean[] {false, true}) {
+            java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            AtomicLong oldCalls = new AtomicLong(), newCalls = new AtomicLong(), oldReturned = new AtomicLong();
+            try (MstxMonitor m = new MstxMonitor()) {
+                assertEquals(MsptiResult.MSPTI_SUCCESS, m.setStopTimeout(100));
+                assertEquals(MsptiResult.MSPTI_SUCCESS, m.startMarks(r -> {
+                    oldCalls.incrementAndGet();
+                    entered.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    oldReturned.incrementAndGet();
+                }));
+                Mstx.mark("stuck");
+                assertEquals(MsptiResult.MSPTI_SUCCESS, Monitor.flushPeriod(1));
+                entered.await();
+                java.util.concurrent.CompletableFuture<MsptiResult> call =
+                    java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> viaStart ? m.startMarks(r -> newCalls.incrementAndGet()) : m.stop());
+                MsptiResult result = null;
+                try {
+                    result = call.get(60, TimeUnit.SECONDS);  // generous: only a hung call takes this long
+                } catch (java.util.concurrent.TimeoutException e) {
+                    // reported below, after the callback was released
+                }
+                release.countDown();
+                assertNotNull(result, (viaStart ? "start" : "stop") + " waited for a callback that does not return");
+                assertEquals(MsptiResult.MSPTI_ERROR_INNER, result);
+                assertEquals(viaStart, m.isRunning());
+                if (viaStart) {
+                    Mstx.mark("after");
+                    for (int i = 0; i < 60000 && newCalls.get() == 0; i++) Thread.sleep(1);  // polling, bounded
+                    assertEquals(1, newCalls.get());
+                }
+                for (int i = 0; i < 60000 && oldReturned.get() == 0; i++) Thread.sleep(1);  // polling, bounded
+                assertEquals(1, oldCalls.get());
+                assertEquals(1, oldReturned.get());
+                assertEquals(MsptiResult.MSPTI_SUCCESS, Monitor.flushPeriod(0));
+                m.stop();
+                assertEquals(MsptiResult.MSPTI_SUCCESS, m.setStopTimeout(Monitor.DEFAULT_STOP_TIMEOUT_MS));
+            }
+        }
+    }
 }
