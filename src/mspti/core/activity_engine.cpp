@@ -15,56 +15,13 @@
 
 namespace mspti {
 
-constinit thread_local ThreadStaging *t_staging = nullptr;
-
 namespace {
 
 // Set while this thread runs a client callback, so that re-entrant calls behave.
 thread_local int t_in_complete = 0;
 thread_local bool t_in_request = false;
-thread_local bool t_exited = false;  // this thread's staging was retired (it is ending)
 // The buffer whose complete callback this thread runs (for msptiExtActivityHoldBuffer).
 thread_local const uint8_t *t_completing_data = nullptr;
-
-// Staging ring size in records (power of two); MSPTI_STAGING_RECORDS overrides.
-uint32_t staging_capacity() {
-    static const uint32_t capacity = [] {
-        uint32_t value = 8192;
-        if (const char *env = std::getenv("MSPTI_STAGING_RECORDS")) {
-            unsigned long requested = std::strtoul(env, nullptr, 10);
-            if (requested >= 64 && requested <= (1ul << 24) && (requested & (requested - 1)) == 0)
-                value = static_cast<uint32_t>(requested);
-        }
-        return value;
-    }();
-    return capacity;
-}
-
-// Capacity of a staging made after the thread's own was retired (a later pthread key
-// destructor recording again): such a thread is about to end, so it gets a small ring. (Only a
-// ring first made in glibc's last destructor round, the 4th, is never retired: 64 slots.)
-constexpr uint32_t kLateStagingCapacity = 64;
-
-// The thread's staging is retired by a pthread key destructor rather than a C++ thread_local
-// destructor: key destructors run after every thread_local destructor, they run again (up to
-// PTHREAD_DESTRUCTOR_ITERATIONS rounds) for a key set by another key's destructor, and they do
-// not run for the main thread at exit(), whose staging therefore stays usable for marks made by
-// atexit handlers and global destructors.
-void retire_staging(void *value) {
-    auto *s = static_cast<ThreadStaging *>(value);
-    if (t_staging == s) t_staging = nullptr;
-    t_exited = true;
-    s->retired.store(true, std::memory_order_release);
-}
-
-pthread_key_t staging_key() {
-    static const pthread_key_t key = [] {
-        pthread_key_t k;
-        if (pthread_key_create(&k, &retire_staging) != 0) std::abort();  // out of keys at load
-        return k;
-    }();
-    return key;
-}
 
 }  // namespace
 
@@ -76,12 +33,8 @@ ActivityEngine &ActivityEngine::instance() {
 
 ThreadStaging *ActivityEngine::register_this_thread() {
     ensure_worker();  // a thread of a forked child may be the first to record there
-    pthread_key_t key = staging_key();
-    auto *s = new ThreadStaging(t_exited ? kLateStagingCapacity : staging_capacity());
-    if (pthread_setspecific(key, s) != 0) {
-        delete s;  // nothing would retire it
-        return nullptr;
-    }
+    ThreadStaging *s = ThreadStaging::make_for_this_thread();
+    if (s == nullptr) return nullptr;
     {
         std::lock_guard<std::mutex> lock(consumer_mutex_);
         s->next = stagings_;
@@ -105,7 +58,7 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
             {
                 std::unique_lock<std::mutex> lock(consumer_mutex_);
                 bool blocked = drain(lock, s, true);
-                completed = !completed_.empty();
+                completed = buffers_.has_completed();
                 if (blocked && buffer_limit::policy() == MSPTI_EXT_BUFFER_LIMIT_WAIT && t_in_complete == 0) {
                     if (completed) nudge();
                     retry = wait_below_limit(lock);
@@ -132,7 +85,7 @@ void ActivityEngine::quarter_filled(ThreadStaging *s) {
         std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
         if (!lock.owns_lock()) return;
         bool blocked = drain(lock, s, true);
-        bool completed = !completed_.empty();
+        bool completed = buffers_.has_completed();
         lock.unlock();
         if (blocked || completed) nudge();  // the worker hands buffers back, and waits out the limit
         return;
@@ -148,7 +101,7 @@ void ActivityEngine::free_retired_names() {
     std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return;
     bool blocked = drain_all(lock);
-    bool completed = !completed_.empty();
+    bool completed = buffers_.has_completed();
     lock.unlock();
     if (!blocked) names::reclaim();
     if (blocked || completed) nudge();
@@ -171,19 +124,19 @@ bool ActivityEngine::at_limit() const {
     // Buffers asked for inside a complete callback (a nested flush) are exempt: that thread is
     // the one handing buffers back, so waiting for one there would never end.
     // A request may pass the byte limit by one buffer: its size is known only once it is made.
-    return (buffers_out_ >= buffer_limit::max_in_flight() || bytes_out_ >= buffer_limit::max_bytes_in_flight()) &&
+    return buffers_.over_limit(buffer_limit::max_in_flight(), buffer_limit::max_bytes_in_flight()) &&
            t_in_complete == 0;
 }
 
 bool ActivityEngine::buffer_available() const {
     // Below the limit, or another thread has since installed a buffer that may have room.
-    return !at_limit() || current_.data != nullptr || !spare_.empty();
+    return !at_limit() || buffers_.current().data != nullptr || buffers_.has_spare();
 }
 
 bool ActivityEngine::wait_below_limit(std::unique_lock<std::mutex> &lock) {
     if (wait_stalled_) return false;
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(buffer_limit::wait_ms());
-    if (delivered_cv_.wait_until(lock, deadline, [this] { return buffer_available(); })) return true;
+    if (buffers_.changed().wait_until(lock, deadline, [this] { return buffer_available(); })) return true;
     if (!wait_stalled_)
         log(LogLevel::Warning, "no client buffer came back within %u ms: dropping records until one does",
             buffer_limit::wait_ms());
@@ -194,29 +147,28 @@ bool ActivityEngine::wait_below_limit(std::unique_lock<std::mutex> &lock) {
 void ActivityEngine::limit_changed() {
     std::lock_guard<std::mutex> lock(consumer_mutex_);
     wait_stalled_ = false;
-    delivered_cv_.notify_all();
+    buffers_.changed().notify_all();
 }
 
 ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need) {
-    if (current_.data != nullptr) retire_current();
-    if (spare_.empty()) {
+    if (buffers_.current().data != nullptr) buffers_.retire_current();
+    if (!buffers_.has_spare()) {
         msptiBuffersCallbackRequestFunc request = request_.load(std::memory_order_acquire);
         if (request == nullptr) return Obtained::Declined;
         if (at_limit()) return Obtained::AtLimit;
         uint8_t *data = nullptr;
         size_t size = 0, max_records = 0;
-        ++buffers_out_;  // counted before asking, so concurrent requests cannot pass the limit
+        buffers_.request_begun();
         lock.unlock();
         t_in_request = true;
         request(&data, &size, &max_records);
         t_in_request = false;
         lock.lock();
         if (data == nullptr) {
-            --buffers_out_;
-            delivered_cv_.notify_all();
+            buffers_.request_declined();
             return Obtained::Declined;
         }
-        bytes_out_ += size;
+        buffers_.request_given(size);
         if (size == 0 || reinterpret_cast<uintptr_t>(data) % 8 != 0) {
             // Unusable: records are 8-byte structures written from the buffer's start. The
             // client still owns the buffer, so it goes back through the complete callback, empty.
@@ -224,45 +176,22 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
                 "buffer request callback returned %s buffer %p (size %zu): handed back empty, "
                 "records dropped",
                 size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
-            current_ = fresh_buffer(data, size);
-            retire_current();
+            buffers_.make_current(ClientBuffers::fresh(data, size));
+            buffers_.retire_current();
             return Obtained::Declined;
         }
-        spare_.push_back(fresh_buffer(data, size));
-        delivered_cv_.notify_all();  // threads waiting at the limit may use it
+        buffers_.add_spare(ClientBuffers::fresh(data, size));
+        buffers_.changed().notify_all();  // threads waiting at the limit may use it
         // Another consumer may have installed (and even filled) a buffer while we were unlocked:
         // keep ours for later and let the caller look again.
-        if (current_.data != nullptr) return Obtained::Retry;
+        if (buffers_.current().data != nullptr) return Obtained::Retry;
     }
-    make_current(spare_.back());
-    spare_.pop_back();
-    if (current_.size < need) {
-        retire_current();  // smaller than one record: hand it back empty
+    buffers_.make_current(buffers_.take_spare());
+    if (buffers_.current().size < need) {
+        buffers_.retire_current();  // smaller than one record: hand it back empty
         return Obtained::Declined;
     }
     return Obtained::Ready;
-}
-
-void ActivityEngine::retire_current() {
-    current_.seq = next_seq_++;
-    completed_.push_back(current_);
-    current_ = ClientBuffer{};
-    // A flush or the worker waiting at the limit hands it back (a producer never does).
-    delivered_cv_.notify_all();
-}
-
-const char *ActivityEngine::place_name(const char *name, uint8_t *out, size_t valid, size_t record_size,
-                                       size_t &names_at) {
-    const names::Node *node = names::node_of(name);
-    const uint64_t serial = node->serial;
-    NameCopy &slot = name_copies_[serial % kNameCopies];
-    const size_t bytes = node->length + 1;
-    if (names_at - valid < record_size || names_at - valid - record_size < bytes) return nullptr;
-    names_at -= bytes;
-    char *copy = reinterpret_cast<char *>(out + names_at);
-    std::memcpy(copy, reinterpret_cast<const char *>(node + 1), bytes);
-    slot = NameCopy{serial, current_number_, copy};
-    return copy;
 }
 
 namespace {
@@ -316,7 +245,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
         for (int k = 1; k < kKindCount; ++k) {
-            if (copied[k] != 0) delivered_[k].fetch_add(copied[k], std::memory_order_relaxed);
+            if (copied[k] != 0) counters_.add_delivered(k, copied[k]);
             copied[k] = 0;
         }
     };
@@ -328,9 +257,10 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
         if (tail >= head) return false;  // (another consumer may have drained past it while we asked for a buffer)
         // The buffer's fields in locals: the copies below could alias any member. Records may
         // use the bytes up to `names_at`, where the copied names begin.
-        uint8_t *const out = current_.data;
-        size_t names_at = current_.names_at;
-        size_t valid = current_.valid;
+        ClientBuffer &current = buffers_.current();
+        uint8_t *const out = current.data;
+        size_t names_at = current.names_at;
+        size_t valid = current.valid;
         for (; tail != head; ++tail) {
             const unsigned char *bytes = s->ring.slot(tail);
             int kind;
@@ -340,15 +270,15 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             bool fits = out != nullptr && names_at - valid >= size;
             if (fits && kind == MSPTI_ACTIVITY_KIND_MARKER && has_interned_name(bytes)) {
                 const char *interned = staged_name(bytes);
-                name = name_copy(interned);
+                name = buffers_.name_copy(interned);
                 if (name == nullptr) {
-                    name = place_name(interned, out, valid, size, names_at);
+                    name = buffers_.place_name(interned, out, valid, size, names_at);
                     fits = name != nullptr;
                 }
             }
             if (!fits) {
-                current_.valid = valid;
-                current_.names_at = names_at;
+                current.valid = valid;
+                current.names_at = names_at;
                 s->ring.release_to(tail);
                 publish();
                 if (!may_obtain) return false;
@@ -361,7 +291,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                         for (uint64_t i = now_tail; i != head; ++i) {
                             int k;
                             std::memcpy(&k, s->ring.slot(i), sizeof(k));
-                            consumer_dropped_[k].fetch_add(1, std::memory_order_relaxed);
+                            counters_.add_consumer_dropped(k);
                         }
                         s->ring.release_to(head);
                     }
@@ -382,8 +312,8 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             ++copied[kind];
         }
         if (tail == head) {  // (else the buffer was handed on above)
-            current_.valid = valid;
-            current_.names_at = names_at;
+            current.valid = valid;
+            current.names_at = names_at;
             s->ring.release_to(tail);
         }
         publish();
@@ -413,23 +343,13 @@ void ActivityEngine::reclaim_retired() {
     while (*link != nullptr) {
         ThreadStaging *s = *link;
         if (s->retired.load(std::memory_order_acquire) && s->ring.read_tail() == s->ring.read_head()) {
-            for (int k = 1; k < kKindCount; ++k) {
-                retired_produced_[k] += s->ring.produced(k);
-                retired_dropped_[k] += s->ring.dropped(k);
-            }
+            counters_.absorb(s->ring);
             *link = s->next;
             delete s;
         } else {
             link = &s->next;
         }
     }
-}
-
-std::vector<ActivityEngine::ClientBuffer> ActivityEngine::take_completed() {
-    std::vector<ClientBuffer> batch;
-    batch.swap(completed_);
-    for (const ClientBuffer &b : batch) in_flight_.insert(b.seq);
-    return batch;
 }
 
 void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
@@ -443,7 +363,7 @@ void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
     for (const ClientBuffer &b : batch) {
         if (!nested) {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            delivered_cv_.wait(lock, [&] { return next_delivery_ == b.seq; });
+            buffers_.wait_turn(lock, b.seq);
         }
         ++t_in_complete;
         const uint8_t *outer_data = t_completing_data;
@@ -452,20 +372,8 @@ void ActivityEngine::deliver(std::vector<ClientBuffer> &batch) {
         t_completing_data = outer_data;
         --t_in_complete;
         std::lock_guard<std::mutex> lock(consumer_mutex_);
-        in_flight_.erase(b.seq);
-        --buffers_out_;
-        bytes_out_ -= b.size;
         wait_stalled_ = false;
-        if (b.seq == next_delivery_) {
-            ++next_delivery_;
-            while (!delivered_early_.empty() && *delivered_early_.begin() == next_delivery_) {
-                delivered_early_.erase(delivered_early_.begin());
-                ++next_delivery_;
-            }
-        } else {
-            delivered_early_.insert(b.seq);
-        }
-        delivered_cv_.notify_all();
+        buffers_.handed_back(b);
     }
 }
 
@@ -483,20 +391,13 @@ void ActivityEngine::flush_all() {
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
             blocked = drain_all(lock);
-            if (!blocked) {
-                if (current_.data != nullptr) retire_current();
-                for (ClientBuffer &spare : spare_) {
-                    current_ = spare;
-                    retire_current();
-                }
-                spare_.clear();
-            }
-            batch = take_completed();
-            last_seq = next_seq_ - 1;
+            if (!blocked) buffers_.retire_all();
+            batch = buffers_.take_completed();
+            last_seq = buffers_.last_seq();
             if (blocked && batch.empty()) {
                 // Buffers come back from whoever is handing them back, or producers complete
                 // buffers for us to hand back: either way there is progress to make.
-                delivered_cv_.wait(lock, [this] { return buffer_available() || !completed_.empty(); });
+                buffers_.changed().wait(lock, [this] { return buffer_available() || buffers_.has_completed(); });
                 continue;
             }
         }
@@ -507,7 +408,7 @@ void ActivityEngine::flush_all() {
     if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
     {
         std::unique_lock<std::mutex> lock(consumer_mutex_);
-        delivered_cv_.wait(lock, [&] { return in_flight_.empty() || *in_flight_.begin() > last_seq; });
+        buffers_.changed().wait(lock, [&] { return buffers_.handed_back_through(last_seq); });
     }
 }
 
@@ -543,28 +444,12 @@ void ActivityEngine::set_flush_period(uint32_t ms) {
 
 void ActivityEngine::stats(int kind, msptiExtActivityStats *out) {
     std::lock_guard<std::mutex> lock(consumer_mutex_);
-    uint64_t produced = retired_produced_[kind];
-    uint64_t exited = exited_dropped_[kind].load(std::memory_order_relaxed);
-    produced += exited;
-    uint64_t dropped = retired_dropped_[kind] + exited + consumer_dropped_[kind].load(std::memory_order_relaxed);
-    for (ThreadStaging *s = stagings_; s != nullptr; s = s->next) {
-        produced += s->ring.produced(kind);
-        dropped += s->ring.dropped(kind);
-    }
-    out->produced = produced;
-    out->dropped = dropped;
-    out->delivered = delivered_[kind].load(std::memory_order_relaxed);
+    counters_.read(kind, stagings_, out);
 }
 
 uint64_t ActivityEngine::discard_delivered(int kind, uint64_t n) {
-    std::lock_guard<std::mutex> lock(consumer_mutex_);  // stats() sees both counters move together
-    uint64_t have = delivered_[kind].load(std::memory_order_relaxed);
-    uint64_t moved = 0;
-    do {
-        moved = std::min(have, n);
-    } while (!delivered_[kind].compare_exchange_weak(have, have - moved, std::memory_order_relaxed));
-    consumer_dropped_[kind].fetch_add(moved, std::memory_order_relaxed);
-    return moved;
+    std::lock_guard<std::mutex> lock(consumer_mutex_);  // stats() sees both counts move together
+    return counters_.move_delivered_to_dropped(kind, n);
 }
 
 // ---- worker --------------------------------------------------------------------------
@@ -601,10 +486,10 @@ void ActivityEngine::worker_main() {
             blocked = drain_all(lock);
             // With a flush period, hand back a partly filled buffer every half period.
             if (period != 0 && Clock::now() >= next_periodic) {
-                if (current_.data != nullptr && current_.valid > 0) retire_current();
+                if (buffers_.current().data != nullptr && buffers_.current().valid > 0) buffers_.retire_current();
                 next_periodic = Clock::now() + std::chrono::milliseconds(period) / 2;
             }
-            batch = take_completed();
+            batch = buffers_.take_completed();
         }
         names::reclaim();  // frees memory: not under the consumer lock
         deliver(batch);
@@ -618,7 +503,8 @@ void ActivityEngine::worker_main() {
             // (another thread may be handing them back), rather than sleeping a full period.
             if (batch.empty()) {
                 std::unique_lock<std::mutex> lock(consumer_mutex_);
-                delivered_cv_.wait_for(lock, timeout, [this] { return buffer_available() || !completed_.empty(); });
+                buffers_.changed().wait_for(lock, timeout,
+                                            [this] { return buffer_available() || buffers_.has_completed(); });
             }
             std::lock_guard<std::mutex> lock(wake_mutex_);
             if (stopping_) break;
@@ -662,7 +548,7 @@ void ActivityEngine::fork_prepare() {
     // Neither lock is ever held while client code runs or while waiting for another lock of
     // ours, so these waits are short. The ring size is settled first, so that a child never
     // inherits its one-time initialisation half done.
-    staging_capacity();
+    ThreadStaging::settle_capacity();
     consumer_mutex_.lock();
     wake_mutex_.lock();
 }
@@ -689,29 +575,9 @@ void ActivityEngine::fork_child() {
         }
     }
     active_walks_ = 0;  // walks in progress at the fork (unlocked in a callback) never resume here
-    // Client buffers the parent was filling or had filled are emptied and kept for the child's
-    // records. Buffers the parent was handing back at the fork stay with the parent.
-    if (current_.data != nullptr) spare_.push_back(current_);
-    current_ = ClientBuffer{};
-    spare_.insert(spare_.end(), completed_.begin(), completed_.end());
-    completed_.clear();
-    for (ClientBuffer &b : spare_) b = fresh_buffer(b.data, b.size);
-    in_flight_.clear();
-    // The buffers out are the ones kept above; those the parent was handing back stay its own.
-    buffers_out_ = spare_.size();
-    bytes_out_ = 0;
-    for (const ClientBuffer &b : spare_) bytes_out_ += b.size;
+    buffers_.restart_after_fork();
     wait_stalled_ = false;
-    delivered_early_.clear();
-    next_delivery_ = next_seq_;
-    // The child's statistics count the child's records only.
-    for (int k = 0; k < kKindCount; ++k) {
-        retired_produced_[k] = 0;
-        retired_dropped_[k] = 0;
-        delivered_[k].store(0, std::memory_order_relaxed);
-        consumer_dropped_[k].store(0, std::memory_order_relaxed);
-        exited_dropped_[k].store(0, std::memory_order_relaxed);
-    }
+    counters_.reset();  // the child's statistics count the child's records only
     // The worker did not survive the fork; its handle names a thread of the parent, so it is
     // neither joined nor detached but forgotten. A new worker starts on first need.
     new (&worker_) std::thread();
@@ -720,8 +586,7 @@ void ActivityEngine::fork_child() {
     wake_pending_ = false;
     worker_sleeping_.store(false);
     work_pending_.store(false);
-    // Condition variables may count waiters that exist only in the parent: start them afresh.
-    new (&delivered_cv_) std::condition_variable();
+    // It may count waiters that exist only in the parent: start it afresh.
     new (&wake_cv_) std::condition_variable();
     wake_mutex_.unlock();
     consumer_mutex_.unlock();

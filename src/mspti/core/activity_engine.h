@@ -16,15 +16,15 @@
 #include <vector>
 
 #include "core/activity_kinds.h"
+#include "core/client_buffers.h"
+#include "core/clock.h"
+#include "core/kind_counters.h"
 #include "core/marker_names.h"
 #include "core/thread_staging.h"
 #include "mspti/mspti_activity.h"
 #include "mspti/mspti_ext.h"
 
 namespace mspti {
-
-// Constant-initialised: reading it needs no TLS init check.
-extern constinit thread_local ThreadStaging *t_staging;
 
 class ActivityEngine {
 public:
@@ -50,7 +50,7 @@ public:
 
     // A record that never reached a staging ring (its thread is exiting, or its range end
     // could not be tracked): counted as produced and dropped.
-    void count_unstaged_drop(int kind) { exited_dropped_[kind].fetch_add(1, std::memory_order_relaxed); }
+    void count_unstaged_drop(int kind) { counters_.add_unstaged_drop(kind); }
 
     // Every quarter ring the producer moves its ring into the client buffer itself, if no one
     // else holds the consumer lock (quarter_filled): it never waits for it there.
@@ -110,36 +110,7 @@ public:
     void fork_child();
 
 private:
-    // Records fill a buffer from its start up to `valid`; the marker names they point to are
-    // copied to its end, from `names_at` up to `size` (docs/architecture.md, "Marker names").
-    struct ClientBuffer {
-        uint8_t *data = nullptr;
-        size_t size = 0;
-        size_t valid = 0;
-        uint64_t seq = 0;
-        size_t names_at = 0;  // where the names copied so far begin (== size: none)
-    };
-    static ClientBuffer fresh_buffer(uint8_t *data, size_t size) { return ClientBuffer{data, size, 0, 0, size}; }
-
-    // The copies of interned names in the current buffer, by the name's serial (names::Node):
-    // a name repeated in one buffer is copied once. Entries of earlier buffers are told apart by
-    // `buffer`, a number given to each buffer made current.
-    struct NameCopy {
-        uint64_t serial = 0;
-        uint64_t buffer = 0;
-        const char *copy = nullptr;
-    };
-    static constexpr size_t kNameCopies = 256;
-    // The copy of the interned `name` in the current buffer, if one was made (inline: a name
-    // repeated in a buffer is the common case).
-    const char *name_copy(const char *name) const {
-        const uint64_t serial = names::node_of(name)->serial;
-        const NameCopy &slot = name_copies_[serial % kNameCopies];
-        return slot.serial == serial && slot.buffer == current_number_ ? slot.copy : nullptr;
-    }
-    // Makes that copy, while the records end at `valid` and a record of `record_size` bytes must
-    // still fit; nullptr if the buffer has no room for both. `names_at` is the buffer's, updated.
-    const char *place_name(const char *name, uint8_t *out, size_t valid, size_t record_size, size_t &names_at);
+    using ClientBuffer = ClientBuffers::Buffer;
 
     ActivityEngine() = default;
     ThreadStaging *register_this_thread();
@@ -159,16 +130,9 @@ private:
     bool buffer_available() const;
     // A producer under the lossless policy waits for a buffer to come back; false if it gave up.
     bool wait_below_limit(std::unique_lock<std::mutex> &lock);
-    void retire_current();
     void reclaim_retired();
-    std::vector<ClientBuffer> take_completed();
     void deliver(std::vector<ClientBuffer> &batch);
     void worker_main();
-    // Makes `b` the buffer records are drained into (consumer lock held).
-    void make_current(const ClientBuffer &b) {
-        current_ = b;
-        ++current_number_;
-    }
     void start_worker();
     void start_worker_locked();  // wake_mutex_ held
     void ensure_worker() {
@@ -180,28 +144,14 @@ private:
     // Constant-initialised, outside the engine object: the record path reads them directly.
     static inline std::atomic<bool> enabled_[kKindCount] = {};
 
+    // Under the consumer lock: the stagings list, the client's buffers, the tick conversion.
     std::mutex consumer_mutex_;
     ThreadStaging *stagings_ = nullptr;
-    ClientBuffer current_;
-    uint64_t current_number_ = 0;  // numbers each buffer made current, for name_copies_
-    NameCopy name_copies_[kNameCopies];
-    clock::TickConverter ticks_;  // converts staged raw ticks (core/clock.h), under the consumer lock
-    std::vector<ClientBuffer> spare_;
-    std::vector<ClientBuffer> completed_;
-    std::set<uint64_t> in_flight_;
-    size_t buffers_out_ = 0;  // requested from the client, not yet back from complete
-    size_t bytes_out_ = 0;  // their sizes
+    ClientBuffers buffers_;
+    clock::TickConverter ticks_;  // converts staged raw ticks (core/clock.h)
     bool wait_stalled_ = false;  // a lossless wait timed out; no waiting until a buffer is back
-    uint64_t next_seq_ = 1;
-    uint64_t next_delivery_ = 1;  // seq of the next buffer to hand back in order
-    std::set<uint64_t> delivered_early_;  // seqs handed back out of order (nested flushes)
-    std::condition_variable delivered_cv_;  // a buffer was handed back, or one became available
-    uint64_t retired_produced_[kKindCount] = {};
-    uint64_t retired_dropped_[kKindCount] = {};
-    std::atomic<uint64_t> delivered_[kKindCount] = {};
-    std::atomic<uint64_t> consumer_dropped_[kKindCount] = {};
-    std::atomic<uint64_t> exited_dropped_[kKindCount] = {};
     int active_walks_ = 0;
+    KindCounters counters_;
 
     std::atomic<msptiBuffersCallbackRequestFunc> request_{nullptr};
     std::atomic<msptiBuffersCallbackCompleteFunc> complete_{nullptr};

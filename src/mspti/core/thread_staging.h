@@ -14,6 +14,14 @@ namespace mspti {
 struct ThreadStaging {
     explicit ThreadStaging(uint32_t capacity);
 
+    // A staging for the calling thread, retired when the thread ends (by a pthread key destructor,
+    // which also clears t_staging); nullptr if it could not be tied to the thread. A thread that
+    // records again after its staging was retired gets a small one.
+    static ThreadStaging *make_for_this_thread();
+    // Settles the ring size before a fork, so that a child never inherits its one-time
+    // initialisation half done.
+    static void settle_capacity();
+
     // In a forked child, on the thread that forked: an empty ring, the child's pid and tid.
     void restart_after_fork();
 
@@ -31,5 +39,9 @@ struct ThreadStaging {
     // line of its own: written for every marker drained, it must not evict the producer's.
     alignas(64) uint64_t last_marker_ns = 0;
 };
+
+// The calling thread's staging, or nullptr before its first record and once it was retired.
+// Constant-initialised: reading it needs no TLS init check.
+extern constinit thread_local ThreadStaging *t_staging;
 
 }  // namespace mspti
