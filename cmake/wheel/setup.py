@@ -18,7 +18,7 @@ setup(
     version=os.environ.get("MSPTI_VERSION", "0.0.0"),
     description="msPTI-compatible profiling: Monitor API, mstx markers, virtual NPU, mspti-trace",
     packages=find_packages(),
-    package_data={"mspti": ["*.so", "_libs/*"], "vnpu": ["*.so"]},
+    package_data={"mspti": ["*.so", "_libs/*"], "vnpu": ["*.so"], "mspti_trace": ["report_assets/*"]},
     install_requires=["numpy"],
     python_requires=">=3.8",
     distclass=BinaryDistribution,

@@ -162,247 +162,10 @@ def build(directory):
     return run, data
 
 
-_STYLE = """
-:root{--bg:#f6f7f9;--card:#fff;--ink:#1d2433;--mute:#6b7385;--line:#e3e6ec;--kernel:#4e79a7;
---comm:#f28e2b;--copy:#59a14f;--memset:#76b7b2;--marker:#b07aa1;--idle:#d9dde4;--bad:#d62728;--warn:#e5a000}
-*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--ink);
-font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
-header{padding:18px 28px 10px}h1{margin:0;font-size:22px;font-weight:650}
-.sub{color:var(--mute);font-size:13px;margin-top:4px;word-break:break-all}
-main{padding:0 28px 28px;display:grid;grid-template-columns:1fr 1fr;gap:18px}
-section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px;min-width:0}
-section.wide{grid-column:1/-1}h2{font-size:15px;margin:0 0 10px;font-weight:650}
-.hint{color:var(--mute);font-size:12px;font-weight:400;margin-left:8px}
-.tools{float:right}.tools button{border:1px solid var(--line);background:#fff;border-radius:6px;
-padding:2px 10px;margin-left:4px;cursor:pointer;font:inherit}.tools button:hover{background:var(--bg)}
-#tlwrap{position:relative;overflow:hidden}canvas{display:block;cursor:grab}canvas.drag{cursor:grabbing}
-#tip{position:absolute;pointer-events:none;background:#1d2433;color:#fff;font-size:12px;padding:5px 8px;
-border-radius:5px;white-space:nowrap;display:none;z-index:2}
-.legend{display:flex;gap:14px;flex-wrap:wrap;font-size:12px;color:var(--mute);margin-top:8px}
-.legend i{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;vertical-align:-1px}
-#bars{display:grid;grid-template-columns:64px 1fr auto;gap:10px 10px;align-items:center}.brow{display:contents}
-.bar{display:flex;height:20px;border-radius:4px;overflow:hidden;background:var(--idle)}
-.bar span{display:block;height:100%}.num{font-size:12px;color:var(--mute);text-align:right;white-space:nowrap;
-font-variant-numeric:tabular-nums}
-table{border-collapse:collapse;width:100%;font-size:13px}th,td{padding:5px 6px;border-bottom:1px solid var(--line);
-text-align:right;font-variant-numeric:tabular-nums}th{color:var(--mute);font-weight:600}
-th:first-child,td:first-child{text-align:left}td.name{max-width:260px;overflow:hidden;text-overflow:ellipsis;
-white-space:nowrap}.pbar{display:inline-block;height:8px;background:var(--kernel);border-radius:2px;
-vertical-align:middle;margin-right:6px}td{white-space:nowrap}
-.coll{margin-bottom:12px}.coll h3{font-size:13px;margin:0 0 4px;font-weight:600}
-.coll{display:grid;grid-template-columns:110px 1fr auto;gap:6px 10px;align-items:center}.coll h3{grid-column:1/-1}
-.bw{display:contents}
-.bwtrack{height:14px;background:var(--bg);border-radius:3px;position:relative}
-.bwbar{height:100%;border-radius:3px;background:var(--comm)}.bwbar.slow{background:var(--bad)}
-.bwbar.fast{background:var(--warn)}.med{position:absolute;top:-3px;bottom:-3px;width:0;border-left:2px dashed #555}
-.tag{font-size:11px;padding:1px 6px;border-radius:8px;margin-left:6px;color:#fff}
-.tag.slow{background:var(--bad)}.tag.fast{background:var(--warn)}
-.ok{color:#2a8a3e}.bad{color:var(--bad)}footer{padding:0 28px 20px;color:var(--mute);font-size:12px}
-"""
-
-_SCRIPT = r"""
-"use strict";
-const errors = [];
-window.addEventListener("error", e => errors.push(String(e.message)));
-const D = JSON.parse(document.getElementById("data").textContent);
-const CAT_COLOR = {kernel:"--kernel", hccl:"--comm", communication:"--comm", memcpy:"--copy",
-                   memset:"--memset", marker:"--marker"};
-const css = getComputedStyle(document.documentElement);
-const color = c => css.getPropertyValue(CAT_COLOR[c] || "--idle").trim();
-function fmtNs(ns) {
-  const a = Math.abs(ns);
-  if (a >= 1e9) return (ns / 1e9).toFixed(3) + " s";
-  if (a >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
-  if (a >= 1e3) return (ns / 1e3).toFixed(2) + " \u00b5s";
-  return Math.round(ns) + " ns";
-}
-function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "style") e.style.cssText = v; else if (k === "class") e.className = v; else e.setAttribute(k, v);
-  }
-  for (const k of kids) e.append(k);
-  return e;
-}
-
-// ---- timeline ----
-const TL = D.timeline, ROW_H = 20, AXIS_H = 26, LABEL_W = 230;
-const cv = document.getElementById("timeline"), ctx = cv.getContext("2d"), tip = document.getElementById("tip");
-let view = {t0: 0, t1: Math.max(TL.span, 1)}, cssW = 0, rowsDrawn = 0, slicesDrawn = 0;
-function niceStep(span, px) {
-  const raw = span / Math.max(px / 110, 1), p = Math.pow(10, Math.floor(Math.log10(raw)));
-  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
-  return 10 * p;
-}
-function resize() {
-  const dpr = window.devicePixelRatio || 1;
-  cssW = cv.parentElement.clientWidth;
-  const h = AXIS_H + TL.rows.length * ROW_H + 6;
-  cv.style.width = cssW + "px"; cv.style.height = h + "px";
-  cv.width = Math.round(cssW * dpr); cv.height = Math.round(h * dpr);
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  draw();
-}
-function draw() {
-  const W = cssW - LABEL_W, k = W / (view.t1 - view.t0);
-  ctx.clearRect(0, 0, cssW, cv.height);
-  ctx.font = "11px system-ui, sans-serif"; ctx.textBaseline = "middle";
-  const step = niceStep(view.t1 - view.t0, W);
-  ctx.strokeStyle = "#e3e6ec"; ctx.fillStyle = "#6b7385"; ctx.lineWidth = 1;
-  for (let t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) {
-    const x = Math.round(LABEL_W + (t - view.t0) * k) + 0.5;
-    ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, cv.height); ctx.stroke();
-    ctx.fillText(fmtNs(t).replace(/(\.\d*?)0+ /, "$1 ").replace(". ", " "), x + 3, AXIS_H / 2);
-  }
-  rowsDrawn = 0; slicesDrawn = 0;
-  let prevRank = null;
-  TL.rows.forEach((row, i) => {
-    const y = AXIS_H + i * ROW_H;
-    if (row.rank !== prevRank) {
-      ctx.fillStyle = "#c9ced8"; ctx.fillRect(0, y, cssW, 1); prevRank = row.rank;
-    }
-    if (i % 2) { ctx.fillStyle = "#f8f9fb"; ctx.fillRect(LABEL_W, y + 1, W, ROW_H - 1); }
-    ctx.save(); ctx.beginPath(); ctx.rect(LABEL_W, y, W, ROW_H); ctx.clip();
-    const s = row.s;
-    let lastX = -1, lastCat = -1, textEnd = -1;
-    const labels = [];
-    for (let j = 0; j < s.length; j += 4) {
-      const a = s[j], d = s[j + 1];
-      if (a > view.t1 || a + d < view.t0) continue;
-      const x0 = LABEL_W + (a - view.t0) * k, x1 = LABEL_W + (a + d - view.t0) * k;
-      const cat = TL.cats[s[j + 3]], w = Math.max(x1 - x0, 1);
-      if (w < 1.5 && Math.floor(x0) === lastX && s[j + 3] === lastCat) continue;  // same pixel
-      lastX = Math.floor(x0); lastCat = s[j + 3];
-      ctx.fillStyle = color(cat);
-      if (cat === "marker") ctx.fillRect(x0, y + 2, w, 3);
-      else ctx.fillRect(x0, y + 5, w, ROW_H - 8);
-      const tx = Math.max(x0, LABEL_W) + 3;
-      if (x1 - tx > 40 && cat !== "marker" && x0 >= textEnd) {  // one label where slices overlap
-        textEnd = x1;
-        labels.push([TL.names[s[j + 2]], tx, x1 - tx - 3]);
-      }
-      slicesDrawn++;
-    }
-    ctx.fillStyle = "#fff";  // after every box, so that no later box covers a label
-    for (const [name, tx, w] of labels) ctx.fillText(name.slice(0, Math.floor(w / 6)), tx, y + ROW_H / 2 + 1.5, w);
-    ctx.restore();
-    ctx.fillStyle = "#fff"; ctx.fillRect(0, y + 1, LABEL_W - 4, ROW_H - 1);
-    ctx.fillStyle = "#1d2433";
-    ctx.fillText(fit(row.label + (row.coalesced ? " *" : ""), LABEL_W - 12), 6, y + ROW_H / 2 + 1);
-    rowsDrawn++;
-  });
-}
-function fit(text, px) {  // ellipsis in the middle: rank and stream/communicator ends stay readable
-  if (ctx.measureText(text).width <= px) return text;
-  let a = Math.floor(text.length / 2), b = a;
-  while (a > 4 && ctx.measureText(text.slice(0, a) + "\u2026" + text.slice(b)).width > px) { a--; b++; }
-  return text.slice(0, a) + "\u2026" + text.slice(b);
-}
-function gbps(v) { return (v >= 100 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toPrecision(3)) + " GB/s"; }
-function tAt(x) { return view.t0 + (x - LABEL_W) * (view.t1 - view.t0) / (cssW - LABEL_W); }
-function zoom(f, x) {
-  const t = x === undefined ? (view.t0 + view.t1) / 2 : tAt(x);
-  let w = Math.max((view.t1 - view.t0) * f, 100);
-  w = Math.min(w, Math.max(TL.span, 1) * 1.05);
-  const r = x === undefined ? 0.5 : (x - LABEL_W) / (cssW - LABEL_W);
-  view.t0 = t - w * r; view.t1 = view.t0 + w; draw();
-}
-cv.addEventListener("wheel", e => { if (e.offsetX < LABEL_W) return; e.preventDefault();
-  zoom(Math.exp(e.deltaY * 0.0015), e.offsetX); }, {passive: false});
-let drag = null;
-cv.addEventListener("mousedown", e => { drag = {x: e.clientX, t0: view.t0, t1: view.t1}; cv.classList.add("drag"); });
-window.addEventListener("mouseup", () => { drag = null; cv.classList.remove("drag"); });
-window.addEventListener("mousemove", e => {
-  if (!drag) return;
-  const dt = (e.clientX - drag.x) * (drag.t1 - drag.t0) / (cssW - LABEL_W);
-  view.t0 = drag.t0 - dt; view.t1 = drag.t1 - dt; draw();
-});
-cv.addEventListener("dblclick", () => { view = {t0: 0, t1: Math.max(TL.span, 1)}; draw(); });
-cv.addEventListener("mousemove", e => {
-  const i = Math.floor((e.offsetY - AXIS_H) / ROW_H), row = TL.rows[i];
-  if (drag || !row || e.offsetX < LABEL_W) { tip.style.display = "none"; return; }
-  const t = tAt(e.offsetX), slack = 2 * (view.t1 - view.t0) / (cssW - LABEL_W), s = row.s;
-  let best = -1;
-  for (let j = 0; j < s.length; j += 4)
-    if (s[j] - slack <= t && t <= s[j] + s[j + 1] + slack && (best < 0 || s[j + 1] < s[best + 1])) best = j;
-  if (best < 0) { tip.style.display = "none"; return; }
-  tip.textContent = TL.names[s[best + 2]] + " \u2014 " + TL.cats[s[best + 3]] + ", " + fmtNs(s[best + 1]) +
-                    " at +" + fmtNs(s[best]);
-  tip.style.display = "block";
-  tip.style.left = Math.min(e.offsetX + 12, cssW - tip.offsetWidth - 4) + "px";
-  tip.style.top = (e.offsetY + 14) + "px";
-});
-cv.addEventListener("mouseleave", () => { tip.style.display = "none"; });
-document.getElementById("zin").onclick = () => zoom(0.5);
-document.getElementById("zout").onclick = () => zoom(2);
-document.getElementById("zreset").onclick = () => { view = {t0: 0, t1: Math.max(TL.span, 1)}; draw(); };
-window.addEventListener("resize", resize);
-resize();
-
-// ---- busy bars ----
-const bars = document.getElementById("bars");
-for (const b of D.busy) {
-  const w = Math.max(b.window, 1), bar = el("div", {class: "bar"});
-  for (const [key, v] of [["kernel", "--kernel"], ["comm", "--comm"], ["copy", "--copy"], ["idle", "--idle"]])
-    bar.append(el("span", {class: "seg " + key, style: `width:${(100 * b[key] / w).toFixed(3)}%;background:var(${v})`,
-                           title: `${key}: ${fmtNs(b[key])} (${(100 * b[key] / w).toFixed(1)}%)`}));
-  bars.append(el("div", {class: "brow"}, el("div", {}, b.label), bar,
-                 el("div", {class: "num"}, `kernel ${(100 * b.kernel / w).toFixed(1)}% \u00b7 comm ${(100 * b.comm / w).toFixed(1)}% \u00b7 idle ${(100 * b.idle / w).toFixed(1)}%`)));
-}
-
-// ---- top kernels ----
-const tbody = document.querySelector("#topk tbody"), maxTotal = D.top.length ? D.top[0].total : 1;
-for (const r of D.top)
-  tbody.append(el("tr", {}, el("td", {class: "name", title: r.name}, r.name), el("td", {}, String(r.count)),
-    el("td", {}, el("span", {class: "pbar", style: `width:${Math.max(2, 80 * r.total / maxTotal)}px`}), fmtNs(r.total)),
-    el("td", {}, fmtNs(r.avg)), el("td", {}, r.percent.toFixed(1) + "%")));
-if (!D.top.length) tbody.append(el("tr", {}, el("td", {colspan: 5}, "no kernel records")));
-
-// ---- collective bandwidth per rank ----
-const bw = document.getElementById("bwlist");
-for (const c of D.bandwidth) {
-  const max = Math.max(...c.ranks.map(r => r.gbps), 1e-12), box = el("div", {class: "coll"});
-  box.append(el("h3", {}, `${c.name} `, el("span", {class: "hint"}, `${c.kind} \u00b7 median ${gbps(c.median)}`)));
-  for (const r of c.ranks) {
-    const track = el("div", {class: "bwtrack"}, el("div", {class: "bwbar " + r.flag, style: `width:${(100 * r.gbps / max).toFixed(2)}%`}),
-                     el("div", {class: "med", style: `left:${(100 * c.median / max).toFixed(2)}%`}));
-    const label = el("div", {}, r.label);
-    if (r.flag) label.append(el("span", {class: "tag " + r.flag}, r.flag === "slow" ? "slow" : "fast"));
-    box.append(el("div", {class: "bw"}, label, track,
-                  el("div", {class: "num"}, `${gbps(r.gbps)} \u00b7 ${r.count}\u00d7 ${fmtNs(r.avg_ns)}`)));
-  }
-  bw.append(box);
-}
-if (!D.bandwidth.length) bw.append(el("p", {class: "hint"}, "no collectives recorded"));
-
-// ---- dropped records ----
-const dbody = document.querySelector("#drops tbody");
-for (const d of D.drops) {
-  const kinds = Object.entries(d.kinds).map(([k, v]) => `${k}: ${v}`).join(", ");
-  dbody.append(el("tr", {}, el("td", {}, d.label), el("td", {}, String(d.pid)),
-    el("td", {class: d.dropped ? "bad" : "ok"}, String(d.dropped)), el("td", {}, kinds || "\u2014"),
-    el("td", {}, String(d.filtered)), el("td", {}, d.final ? "yes" : "no (killed?)")));
-}
-
-// ---- self-check: what the tests read back from the DOM ----
-// Zooming in around the middle narrows the view and still draws every row; then back.
-zoom(0.25);
-const zoomOk = TL.rows.length === 0 || TL.span < 400 ||
-               (view.t1 - view.t0 < TL.span && rowsDrawn === TL.rows.length);
-view = {t0: 0, t1: Math.max(TL.span, 1)}; draw();
-const check = {
-  rows: TL.rows.length, rowsDrawn, slicesDrawn, zoomOk, bars: bars.querySelectorAll(".bar").length,
-  ranks: D.busy.length, topKernels: tbody.querySelectorAll("tr").length,
-  collectives: bw.querySelectorAll(".coll").length, bandwidthBars: bw.querySelectorAll(".bwbar").length,
-  errors
-};
-const ok = errors.length === 0 && zoomOk && check.rowsDrawn === check.rows && check.bars === check.ranks &&
-           (check.rows === 0 || check.slicesDrawn > 0);
-const sc = document.getElementById("selfcheck");
-sc.dataset.status = ok ? "ok" : "fail";
-sc.textContent = "self-check " + (ok ? "ok" : "FAILED") + ": " + JSON.stringify(check);
-sc.className = ok ? "ok" : "bad";
-"""
+def _asset(name):
+    """The report's stylesheet or script (package data beside this module), inlined in the page."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_assets", name), encoding="utf-8") as f:
+        return f.read()
 
 
 def render(data):
@@ -415,7 +178,7 @@ def render(data):
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>mspti-trace report: {esc(data['title'])}</title>
-<style>{_STYLE}</style></head>
+<style>{_asset("report.css")}</style></head>
 <body>
 <header><h1>mspti-trace report <span class="hint">{esc(data['title'])}</span></h1>
 <div class="sub">{data['processes']} process(es) &middot; {esc(data['format'])} files &middot; host {esc(str(data['host'] or '?'))} &middot; {esc(cmd)}</div>{warn}</header>
@@ -441,7 +204,7 @@ def render(data):
 </main>
 <footer><span id="selfcheck" data-status="pending">self-check pending (needs JavaScript)</span></footer>
 <script type="application/json" id="data">{payload}</script>
-<script>{_SCRIPT}</script>
+<script>{_asset("report.js")}</script>
 </body></html>
 """
 

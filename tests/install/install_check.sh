@@ -120,9 +120,11 @@ assert local == '/usr/local/$rel', (local, '$rel')
 assert local in sys.path and '/usr/$rel' in sys.path, sys.path
 " || fail "$rel is not where Debian's python3 looks"
 (cd "$tmp" && PYTHONPATH="$pydir" "$python" -c "
-import mspti, vnpu, mspti_trace, sys
+import mspti, vnpu, mspti_trace, sys, os
 for m in (mspti, vnpu, mspti_trace):
     assert m.__file__.startswith('$prefix/'), m.__file__
+from mspti_trace import report
+assert 'selfcheck' in report._asset('report.js') and ':root' in report._asset('report.css')  # package data installed
 maps = open('/proc/self/maps').read()
 assert '$prefix/lib/libmspti.so' in maps and '$prefix/lib/libvnpu.so' in maps, 'libraries not from the prefix'
 assert '$build' not in maps, 'something was loaded from the build tree'
@@ -160,6 +162,9 @@ step "wheel: built offline, installed into a fresh venv"
 "$source_dir/cmake/wheel/build_wheel.sh" "$build" "$tmp/dist" >/dev/null
 wheel="$(echo "$tmp"/dist/mspti-*.whl)"
 unzip -l "$wheel" | grep 'mspti/_libs/libmspti.so$' >/dev/null || fail "the wheel carries no libmspti.so"
+for asset in report.css report.js; do  # the trace report's package data
+  unzip -l "$wheel" | grep "mspti_trace/report_assets/$asset\$" >/dev/null || fail "the wheel carries no $asset"
+done
 "$python" -m venv --system-site-packages "$tmp/venv"  # numpy from the system
 "$tmp/venv/bin/python" -m pip install -q --no-index "$wheel"
 (cd "$tmp" && "$tmp/venv/bin/python" -c "
