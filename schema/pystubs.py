@@ -95,7 +95,7 @@ class {m.name}(SingleCallbackMonitor):
     def start(self, callback: Union[Callable[[{r.name}], object], {m.callback}]) -> MsptiResult:
         """Starts delivering records: ``callback({r.name})`` per record, on the delivery thread.
 
-        Returns MSPTI_ERROR_INVALID_PARAMETER (logged, with the type it got) for a non-callable.
+        Returns MSPTI_ERROR_INVALID_PARAMETER for a non-callable (logged, naming the value it got).
         """
 ''')
     out.append("MONITORS: list[str]")
