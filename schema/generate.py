@@ -8,7 +8,8 @@ table rebuilds nothing. Output layout (OUTPUT_DIR = build/generated):
   include/mspti/monitor_records.h, monitor_kinds.h   C++ public headers (installed)
   src/monitor_schema.h, monitor_kinds.inc             libmspti_monitor: conversions, dispatch, monitors
   swig/*.i, swig/py_schema*.h, swig/java_schema*.h    SWIG lists and the record conversions per language
-  python/mspti/...                                    enum mirrors, record classes, layouts, monitors
+  python/mspti/...                                    enum mirrors, record classes, layouts, monitors,
+                                                      and their type stubs (.pyi, pystubs.py)
   java/org/mspti/...                                  record classes, RecordBatch offsets, enum lookups
 """
 
@@ -941,6 +942,8 @@ def outputs():
     }
     for r in RECORDS:
         files[f"java/org/mspti/{r.name}.java"] = gen_java_record(r)
+    import pystubs  # the Python type stubs of the modules above (its own file: one job each)
+    files.update(pystubs.outputs(sys.modules[__name__]))
     return files
 
 

@@ -18,7 +18,9 @@ setup(
     version=os.environ.get("MSPTI_VERSION", "0.0.0"),
     description="msPTI-compatible profiling: Monitor API, mstx markers, virtual NPU, mspti-trace",
     packages=find_packages(),
-    package_data={"mspti": ["*.so", "_libs/*"], "vnpu": ["*.so"], "mspti_trace": ["report_assets/*"]},
+    # py.typed and the stubs: an installed wheel type-checks (PEP 561); the trace report's assets.
+    package_data={"mspti": ["*.so", "_libs/*", "py.typed", "*.pyi"], "mspti.monitor": ["*.pyi"],
+                  "vnpu": ["*.so", "py.typed", "*.pyi"], "mspti_trace": ["report_assets/*"]},
     install_requires=["numpy"],
     python_requires=">=3.8",
     distclass=BinaryDistribution,

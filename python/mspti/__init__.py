@@ -20,6 +20,8 @@ from . import _loader
 from ._loader import native as _native  # noqa: F401  (loads libmspti and the extension)
 from .activity_data import __all__ as _RECORDS
 from .activity_data import *  # noqa: F401,F403  (KernelData, ...: generated from schema/records.py)
+from .activity_data import RECORD_CLASSES as _RECORD_CLASSES
+from ._fields import add_field_tables as _add_field_tables
 from .constant import (MsptiActivityFlag, MsptiActivityKind, MsptiActivitySourceKind,
                        MsptiCommunicationDataType, MsptiResult)
 from .monitor._kinds import CALLBACKS as _CALLBACKS
@@ -28,6 +30,8 @@ from .monitor._kinds import *  # noqa: F401,F403  (KernelMonitor, KernelCallback
 from .monitor.base_monitor import MonitorStats
 from .monitor.mstx_monitor import MstxMonitor
 from . import batch, mstx  # noqa: E402
+
+_add_field_tables(_RECORD_CLASSES.values())  # dataclasses.fields(KernelData) lists the typed fields
 
 # The native callback interfaces, for subclassing instead of passing a function.
 MarkCallback = _native.MarkCallback

@@ -15,6 +15,7 @@ overlay the same 8 bytes, as msPTI's objectId union does.
 """
 
 import ctypes
+import typing
 
 try:
     import numpy as _np
@@ -33,6 +34,9 @@ def _dtype(kind):
     return _np.dtype({"names": list(names), "formats": list(formats), "offsets": list(offsets),
                       "itemsize": itemsize})
 
+
+Batch = typing.Union[_np.ndarray, memoryview] if _np is not None else memoryview
+"""What a batch callback receives (for annotations): a structured array, or a memoryview without numpy."""
 
 DTYPES = {kind: _dtype(kind) for kind in LAYOUTS} if _np is not None else {}
 """numpy dtype of each kind's record (empty without numpy)."""

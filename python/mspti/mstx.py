@@ -15,9 +15,22 @@ stream reaches (a DEVICE record). Markers are recorded while an :class:`mspti.Ms
 
 import functools
 import logging
+import typing
 
 from . import _loader  # noqa: F401  (loads libmspti.so globally before the extension binds to it)
 from . import _mstx
+from ._describe import describe
+
+
+class _HasHandle(typing.Protocol):
+    """A device stream: anything with an int ``handle`` (a ``vnpu.Stream``)."""
+
+    @property
+    def handle(self) -> int: ...
+
+
+Stream = typing.Union[_HasHandle, int, None]
+"""What the ``stream`` arguments take (for annotations): a stream object, its int handle, or None."""
 
 _MAX_NAME_BYTES = 254  # msPTI records messages and domain names of at most 254 bytes
 
@@ -52,7 +65,7 @@ class range:  # noqa: A001  (mirrors torch_npu.npu.mstx.range)
 
     def __init__(self, message, stream=None, domain=None):
         if not isinstance(message, str):
-            raise TypeError(f"range(): message must be a str, not {type(message).__name__}")
+            raise TypeError(f"range(): message must be a str, not {describe(message)}")
         self.message, self.stream, self.domain = message, stream, domain
         self._ids = []  # a stack: the same object may be entered recursively or from a decorator
 
@@ -90,9 +103,9 @@ class Domain(_mstx.DomainBase):
 
     def __init__(self, name):
         if not isinstance(name, str):
-            raise TypeError(f"Domain(): name must be a str, not {type(name).__name__}")
+            raise TypeError(f"Domain(): name must be a str, not {describe(name)}")
         if not name:
-            raise ValueError("Domain(): name must not be empty")
+            raise ValueError("Domain(): name must not be empty ('')")
         self.name = name
         self._handle = _domain_create(name)  # an int, or None when nothing records this domain
 

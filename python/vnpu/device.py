@@ -5,8 +5,12 @@ The current device is per thread, as in ACL. Each device has one process-wide *c
 """
 
 import threading
+import typing
 
 from . import native
+
+Device = typing.Union[int, str]
+"""A device (for annotations): its index, or "npu:N"."""
 
 _lock = threading.Lock()
 _streams = {}  # device id -> Stream wrapping the device's default stream
@@ -40,9 +44,10 @@ class Stream:
 
 def _device_index(device):
     """An int device from an int or "npu[:N]"."""
-    if isinstance(device, str):
-        return int(device.split(":")[-1])
-    return int(device)
+    try:
+        return int(device.split(":")[-1]) if isinstance(device, str) else int(device)
+    except (TypeError, ValueError):
+        raise ValueError(f'device must be an int or "npu:N", not {device!r}') from None
 
 
 def device_count():

@@ -10,6 +10,7 @@ import enum
 import os
 
 from . import native
+from ._errors import describe
 from .device import set_device
 from .tensors import Tensor, empty
 
@@ -110,7 +111,7 @@ def get_comm_name():
 def _operand(t):
     """The native tensor of a device tensor (dtypes are checked by the facade: TypeError)."""
     if not isinstance(t, Tensor) or t.device is None:
-        raise ValueError("collectives need a device tensor")
+        raise ValueError(f"collectives need a device tensor, not {describe(t)}")
     return t._native
 
 

@@ -6,6 +6,7 @@ and the checks of devices and dtypes are the facade's, shared with every languag
 """
 
 from . import native
+from ._errors import describe
 from .tensors import Tensor
 
 
@@ -14,9 +15,9 @@ def _device_operands(*tensors):
     out = []
     for t in tensors:
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected a vnpu.Tensor, got {type(t).__name__}")
+            raise TypeError(f"expected a vnpu.Tensor, got {describe(t)} ({type(t).__name__})")
         if t.device is None:
-            raise ValueError("operands must be on a device: call .npu() first")
+            raise ValueError(f"operands must be on a device, not {t!r}: call .npu() first")
         out.append(t._native)
     return out
 

@@ -75,7 +75,7 @@ class Tensor:
         if device in (None, "cpu"):
             return self.cpu()
         if isinstance(device, str):
-            device = int(device.split(":")[1]) if ":" in device else None
+            device = _device_index(device) if ":" in device else None  # "npu": the current device
         return self.npu(device)
 
     def cpu(self):

@@ -8,16 +8,17 @@ Each rank runs one add (KERNEL_AIVEC), one matmul (KERNEL_AICORE) and one all_re
 import os
 import queue
 import threading
+from typing import Optional, Union
 
 import vnpu
 import vnpu.distributed as dist
 from mspti import CommunicationData, CommunicationMonitor, KernelData, KernelMonitor
 
 rank = int(os.environ.get("RANK", "0"))
-records = queue.Queue()
+records: "queue.Queue[Optional[Union[KernelData, CommunicationData]]]" = queue.Queue()
 
 
-def consumer():
+def consumer() -> None:
     while (data := records.get()) is not None:
         if isinstance(data, KernelData):
             print(f"[rank {rank}] [KERNEL] type: {data.type}, name: {data.name}, start: {data.start}, "
@@ -28,7 +29,7 @@ def consumer():
                   f"start: {data.start}, end: {data.end}, deviceId: {data.device_id}", flush=True)
 
 
-def main():
+def main() -> None:
     thread = threading.Thread(target=consumer)
     thread.start()
     kernel_monitor, comm_monitor = KernelMonitor(), CommunicationMonitor()

@@ -13,18 +13,18 @@ from mspti import MarkerData, MstxMonitor, RangeMarkerData, mstx
 rank = int(os.environ.get("RANK", "0"))
 
 
-def on_mark(data: MarkerData):
+def on_mark(data: MarkerData) -> None:
     print(f"[rank {rank}] [MARK] {data.name}", flush=True)
 
 
-def on_range(data: RangeMarkerData):
+def on_range(data: RangeMarkerData) -> None:
     o = data.object_id
     print(f"[rank {rank}] [RANGE] sourceKind: {data.source_kind.name}, id: {data.id}, name: '{data.name}', "
           f"domain: '{data.domain}', processId: {o.process_id}, threadId: {o.thread_id}, "
           f"deviceId: {o.device_id}, streamId: {o.stream_id}, start: {data.start}, end: {data.end}", flush=True)
 
 
-def main():
+def main() -> None:
     monitor = MstxMonitor()
     monitor.start(on_mark, on_range)
     vnpu.set_device(int(os.environ.get("LOCAL_RANK", "0")))

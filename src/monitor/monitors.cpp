@@ -128,8 +128,8 @@ MsptiResult domain_call(const std::string &name, const char *method, msptiResult
         return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER, "MstxMonitor.%s: the domain name is empty", method);
     if (name.size() >= 255)
         return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER,
-                    "MstxMonitor.%s: the domain name has %zu characters; it must have fewer than 255", method,
-                    name.size());
+                    "MstxMonitor.%s: the domain name \"%.32s...\" has %zu characters; it must have fewer than 255",
+                    method, name.c_str(), name.size());
     msptiResult r = call(name.c_str());
     if (r != MSPTI_SUCCESS)
         return fail(static_cast<MsptiResult>(r), "MstxMonitor.%s(\"%s\"): msPTI returned %d (%s)", method, name.c_str(),

@@ -141,7 +141,8 @@ public:
         int64_t *steps = shape.empty() ? scalar_dims : strides.data();
         handle_ = aclCreateTensor(dims, shape.size(), static_cast<aclDataType>(t.dtype()), steps, 0, ACL_FORMAT_ND,
                                   dims, shape.size(), t.data_ptr());
-        if (handle_ == nullptr) throw CallError("aclCreateTensor", -1);
+        if (handle_ == nullptr)
+            throw CallError("aclCreateTensor", -1, "shape " + shape_text(shape) + ", " + dtype_name(t.dtype()));
     }
     ~Descriptor() { aclDestroyTensor(handle_); }
     Descriptor(const Descriptor &) = delete;
@@ -399,8 +400,8 @@ Tensor Tensor::empty(const std::vector<int64_t> &shape, int dtype, int device) {
 
 Tensor::Tensor(const std::vector<float> &data, const std::vector<int64_t> &shape, int device) {
     if (static_cast<int64_t>(data.size()) != count_of(shape)) {
-        throw std::invalid_argument("data has " + std::to_string(data.size()) + " elements, shape needs " +
-                                    std::to_string(count_of(shape)));
+        throw std::invalid_argument("data has " + std::to_string(data.size()) + " elements, shape " +
+                                    shape_text(shape) + " needs " + std::to_string(count_of(shape)));
     }
     *this = empty(shape, kFloat32, device);
     copy_from_host(data.data(), data.size() * sizeof(float));
@@ -448,7 +449,7 @@ Tensor add(const Tensor &a, const Tensor &b, const Stream *stream, double alpha)
     Descriptor da(a), db(b), dout(out);
     float value = static_cast<float>(alpha);
     aclScalar *scalar = aclCreateScalar(&value, ACL_FLOAT);
-    if (scalar == nullptr) throw CallError("aclCreateScalar", -1);
+    if (scalar == nullptr) throw CallError("aclCreateScalar", -1, "alpha " + std::to_string(alpha));
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
     try {
@@ -507,7 +508,9 @@ struct Communicator::Impl {
     int rank = 0;
     int world_size = 0;
     HcclComm live() const {
-        if (comm == nullptr) throw std::invalid_argument("the communicator was destroyed");
+        if (comm == nullptr)
+            throw std::invalid_argument("the communicator (rank " + std::to_string(rank) + " of " +
+                                        std::to_string(world_size) + ") was destroyed");
         return comm;
     }
     /** The communicator, for a new collective: an earlier one's failure is raised here (`api` named). */

@@ -44,7 +44,7 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *, void *) {
 %typemap(javaout) std::vector<CTYPE> { return $jnicall; }
 %typemap(in) const std::vector<CTYPE> & (std::vector<CTYPE> temp) {
   if ($input == nullptr) {
-    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "null array");
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "$1_name is null");
     return $null;
   }
   jsize len_$argnum = jenv->GetArrayLength($input);

@@ -85,7 +85,7 @@ Name name_utf8(const char *api, const char *what, PyObject *obj, const char **ut
     if (!PyUnicode_Check(obj)) {
         PyObject *type = type_name(obj);
         if (type != nullptr) {
-            PyErr_Format(PyExc_TypeError, "%s(): %s must be a str, not %U", api, what, type);
+            PyErr_Format(PyExc_TypeError, "%s(): %s must be a str, not %.80R (%U)", api, what, obj, type);
             Py_DECREF(type);
         }
         return Name::error;
@@ -121,7 +121,7 @@ bool range_id_arg(const char *api, PyObject *obj, mstxRangeId *id) {
     if (!PyLong_Check(obj)) {
         PyObject *type = type_name(obj);
         if (type != nullptr) {
-            PyErr_Format(PyExc_TypeError, "%s(): range_id must be an int, not %U", api, type);
+            PyErr_Format(PyExc_TypeError, "%s(): range_id must be an int, not %.80R (%U)", api, obj, type);
             Py_DECREF(type);
         }
         return false;

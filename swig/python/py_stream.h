@@ -23,8 +23,8 @@ inline bool stream_from_python(PyObject *obj, void **stream) {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError,
                          "stream must be None, an int handle or a stream object with an int "
-                         "'handle' attribute, not %s",
-                         Py_TYPE(obj)->tp_name);
+                         "'handle' attribute, not %.80R (%s)",
+                         obj, Py_TYPE(obj)->tp_name);
             return false;
         }
     }

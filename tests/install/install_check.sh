@@ -133,6 +133,18 @@ print('python ok')
 out="$(cd "$tmp" && PYTHONPATH="$pydir" "$python" "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py")" \
   || fail "python sample failed"
 echo "$out" | grep "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" >/dev/null || fail "python sample: no HOST range: $out"
+# Typed: the installed packages carry py.typed and their stubs, so mypy --strict checks a sample
+# against the prefix (with python3-mypy; an error in the stubs or a missing one fails it).
+if "$python" -c "import mypy" 2>/dev/null; then
+  for f in mspti/py.typed vnpu/py.typed mspti/activity_data.pyi mspti/monitor/_kinds.pyi vnpu/native.pyi; do
+    [ -e "$pydir/$f" ] || fail "$f is not installed"
+  done
+  (cd "$tmp" && PYTHONPATH="$pydir" "$python" -m mypy --strict --cache-dir "$tmp/mypy_prefix" \
+     "$source_dir/samples/python_monitor/python_monitor.py" "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py") \
+    || fail "mypy --strict on the samples against the prefix"
+else
+  echo "SKIPPED: mypy is not installed (python3-mypy): the installed stubs are not type-checked"
+fi
 # The launcher finds its package and libraries relative to itself.
 "$prefix/bin/mspti-trace" --help >/dev/null || fail "mspti-trace --help"
 # Sourcing set_env.sh makes the prefix a CANN toolkit for CANN-style builds.
@@ -162,8 +174,9 @@ step "wheel: built offline, installed into a fresh venv"
 "$source_dir/cmake/wheel/build_wheel.sh" "$build" "$tmp/dist" >/dev/null
 wheel="$(echo "$tmp"/dist/mspti-*.whl)"
 unzip -l "$wheel" | grep 'mspti/_libs/libmspti.so$' >/dev/null || fail "the wheel carries no libmspti.so"
-for asset in report.css report.js; do  # the trace report's package data
-  unzip -l "$wheel" | grep "mspti_trace/report_assets/$asset\$" >/dev/null || fail "the wheel carries no $asset"
+for f in mspti/py.typed vnpu/py.typed mspti/__init__.pyi mspti/monitor/_kinds.pyi vnpu/native.pyi \
+         mspti_trace/report_assets/report.css mspti_trace/report_assets/report.js; do
+  unzip -l "$wheel" | grep " $f\$" >/dev/null || fail "the wheel carries no $f"
 done
 "$python" -m venv --system-site-packages "$tmp/venv"  # numpy from the system
 "$tmp/venv/bin/python" -m pip install -q --no-index "$wheel"
@@ -177,6 +190,10 @@ print('wheel ok')
 out="$(cd "$tmp" && "$tmp/venv/bin/python" "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py")" \
   || fail "python sample from the wheel failed"
 echo "$out" | grep "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" >/dev/null || fail "python sample from the wheel: $out"
+if "$python" -c "import mypy" 2>/dev/null; then  # the wheel's stubs, as a venv's site-packages
+  (cd "$tmp" && "$python" -m mypy --strict --cache-dir "$tmp/mypy_wheel" --python-executable "$tmp/venv/bin/python" \
+     "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py") || fail "mypy --strict against the wheel"
+fi
 
 step "deb: cpack -G DEB"
 # What `cpack -G DEB` in the build directory does, minus its first step (a `preinstall` build of

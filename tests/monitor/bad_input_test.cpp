@@ -82,6 +82,12 @@ TEST(MonitorBadInput, DomainNames) {
     EXPECT_EQ(x.disable_domain(""), kInvalid);
     EXPECT_EQ(x.enable_domain(std::string(255, 'd')), kInvalid);
     EXPECT_NE(mspti::last_error_message().find("255"), std::string::npos);
+    // The message names the value: the start of the name and its length.
+    EXPECT_EQ(x.enable_domain("long_" + std::string(295, 'n')), kInvalid);
+    EXPECT_NE(mspti::last_error_message().find("the domain name \"long_" + std::string(27, 'n') +
+                                               "...\" has 300 characters"),
+              std::string::npos)
+        << mspti::last_error_message();
     EXPECT_EQ(x.disable_domain(std::string(300, 'd')), kInvalid);
     EXPECT_EQ(x.disable_domain(std::string(254, 'd')), MsptiResult::MSPTI_SUCCESS);
     EXPECT_EQ(x.enable_domain(std::string(254, 'd')), MsptiResult::MSPTI_SUCCESS);

@@ -55,18 +55,22 @@ def test_a_range_id_outside_64_bits_is_a_value_error(rid):
         mstx.Domain("d").range_end(rid)
 
 
-def test_type_errors_name_the_call_argument_and_type():
-    with pytest.raises(TypeError, match=r"^mark\(\): message must be a str, not bytes$"):
+def test_type_errors_name_the_call_argument_value_and_type():
+    with pytest.raises(TypeError, match=r"^mark\(\): message must be a str, not b'x' \(bytes\)$"):
         mstx.mark(b"x")
-    with pytest.raises(TypeError, match=r"^range_end\(\): range_id must be an int, not float$"):
-        mstx.range_end(1.0)
+    with pytest.raises(TypeError, match=r"^range_end\(\): range_id must be an int, not 1\.5 \(float\)$"):
+        mstx.range_end(1.5)
     d = mstx.Domain("typed")
-    with pytest.raises(TypeError, match=r"^Domain.range_start\(\): message must be a str, not int$"):
+    with pytest.raises(TypeError, match=r"^Domain.range_start\(\): message must be a str, not 3 \(int\)$"):
         d.range_start(3)
-    with pytest.raises(TypeError, match=r"^Domain.range_end\(\): range_id must be an int, not str$"):
+    with pytest.raises(TypeError, match=r"^Domain.range_end\(\): range_id must be an int, not '1' \(str\)$"):
         d.range_end("1")
-    with pytest.raises(TypeError, match="stream must be None, an int handle"):
-        mstx.mark("x", stream=object())
+    with pytest.raises(TypeError, match=r"stream must be None, an int handle .*, not 'npu:0' \(str\)$"):
+        mstx.mark("x", stream="npu:0")
+    with pytest.raises(TypeError, match=r"^range\(\): message must be a str, not 7 \(int\)$"):
+        mstx.range(7)
+    with pytest.raises(TypeError, match=r"^Domain\(\): name must be a str, not \[1\] \(list\)$"):
+        mstx.Domain([1])
 
 
 def test_utf8_names_are_recorded_byte_exact_up_to_254_bytes(collected, caplog):

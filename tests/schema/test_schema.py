@@ -114,3 +114,26 @@ def test_an_unchanged_table_rewrites_nothing(tmp_path):
     (tmp_path / "java/org/mspti/GoneData.java").write_text("class GoneData {}\n")  # a kind no longer in the table
     subprocess.run([sys.executable, "-B", script, str(tmp_path)], check=True, capture_output=True)
     assert not (tmp_path / "java/org/mspti/GoneData.java").exists()
+
+
+def test_a_new_field_and_kind_reach_the_python_stubs(schema, tmp_path):
+    """The .pyi stubs follow the table as the modules do (schema/pystubs.py, from the table loaded)."""
+    records, load = schema
+    api = record(records, "ApiData")
+    kernel = record(records, "KernelData")
+    kernel.fields.append(records.Field("queued", "u64", "When it was queued.", c="queued", off=56, unit="ns"))
+    kernel.size = 64
+    records.RECORDS.append(records.Record(
+        "AclApiData", "An ACL API call.", kind="ACL_API", c_struct="msptiActivityApi", size=48,
+        monitor=records.Monitor("AclApiMonitor", "simple", "Collects AclApiData.", callback="AclApiCallback",
+                                what="ACL API"),
+        fields=api.fields))
+    read = generated(load(), tmp_path)
+    data = read("python/mspti/activity_data.pyi")
+    assert '    queued: int = ...\n    """When it was queued. Unit: ns."""' in data
+    assert "class AclApiData(_Record, _AclApiDataFields):" in data and '"AclApiData"' in data
+    kinds = read("python/mspti/monitor/_kinds.pyi")
+    assert "class AclApiMonitor(SingleCallbackMonitor):" in kinds
+    assert "def start(self, callback: Union[Callable[[AclApiData], object], AclApiCallback]) -> MsptiResult:" in kinds
+    assert "    def on_record(self, data: AclApiData) -> None:" in kinds
+    assert "ACL_API_DTYPE: Optional[np.dtype[np.void]]" in read("python/mspti/batch.pyi")

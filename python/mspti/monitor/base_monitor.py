@@ -9,6 +9,7 @@ import weakref
 from typing import NamedTuple
 
 from .._loader import native
+from .._describe import describe
 from ..constant import MAX_BUFFER_SIZE_MB, MsptiResult
 from ._adapters import FunctionBatchCallback, as_director
 
@@ -118,7 +119,7 @@ class BaseMonitor:
         """Delivers records in blocks: ``callback(batch)`` per block (see :mod:`mspti.batch`)."""
         director = as_director(callback, native.BatchCallback, FunctionBatchCallback)
         if director is None:
-            return self._invalid(f"start_batch: callback must be callable, not {type(callback).__name__}")
+            return self._invalid(f"start_batch: callback must be callable, not {describe(callback)}")
         return self._start_with("start_batch", (director,), lambda: self._native.start_batch(director))
 
     def stop(self):
@@ -188,8 +189,7 @@ class BaseMonitor:
         stop(). Process-wide; 0 (the default) turns it off. ``time_ms`` is an int, 0..2**32-1.
         """
         if isinstance(time_ms, bool) or not isinstance(time_ms, int):
-            return BaseMonitor._invalid(cls, "flush_period: time_ms must be an int (ms), "
-                                             f"not {type(time_ms).__name__}")
+            return BaseMonitor._invalid(cls, f"flush_period: time_ms must be an int (ms), not {describe(time_ms)}")
         if not 0 <= time_ms <= _MAX_FLUSH_PERIOD_MS:
             return BaseMonitor._invalid(cls, f"flush_period: time_ms must be in 0..{_MAX_FLUSH_PERIOD_MS}, "
                                              f"not {time_ms}")
@@ -203,8 +203,7 @@ class BaseMonitor:
         logs a warning and the running monitors keep the current size until all have stopped.
         """
         if isinstance(size, bool) or not isinstance(size, int):
-            return BaseMonitor._invalid(cls, "set_buffer_size: size must be an int (MB), "
-                                             f"not {type(size).__name__}")
+            return BaseMonitor._invalid(cls, f"set_buffer_size: size must be an int (MB), not {describe(size)}")
         if not 1 <= size <= MAX_BUFFER_SIZE_MB:
             return BaseMonitor._invalid(cls, f"set_buffer_size: size must be in 1..{MAX_BUFFER_SIZE_MB} MB, "
                                              f"not {size}")
@@ -226,7 +225,7 @@ class BaseMonitor:
             return BaseMonitor._result(cls, "set_stop_timeout", _settings().set_stop_timeout(-1))
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
             return BaseMonitor._invalid(cls, "set_stop_timeout: seconds must be a number or None, "
-                                             f"not {type(seconds).__name__}")
+                                             f"not {describe(seconds)}")
         if not 0 <= seconds <= _MAX_STOP_TIMEOUT_S or math.isnan(seconds):
             return BaseMonitor._invalid(cls, f"set_stop_timeout: seconds must be in 0..{_MAX_STOP_TIMEOUT_S}, "
                                              f"not {seconds}")
@@ -276,7 +275,7 @@ class SingleCallbackMonitor(BaseMonitor):
         """
         director = as_director(callback, self._INTERFACE, self._ADAPTER)
         if director is None:
-            return self._invalid(f"start: callback must be callable, not {type(callback).__name__}")
+            return self._invalid(f"start: callback must be callable, not {describe(callback)}")
         return self._start_with("start", (director,), lambda: self._native.start(director))
 
 

@@ -2,6 +2,7 @@
 
 from .._loader import native
 from ._adapters import FunctionMarkCallback, FunctionRangeCallback, as_director
+from .._describe import describe
 from .base_monitor import BaseMonitor, logger
 
 
@@ -27,19 +28,18 @@ class MstxMonitor(BaseMonitor):
         directors = [as_director(cb, interface, adapter) for _, cb, interface, adapter in labelled]
         if directors == [None, None]:
             return self._invalid("start: mark_cb or range_cb must be callable, not "
-                                 f"{type(mark_cb).__name__} and {type(range_cb).__name__}")
+                                 f"{describe(mark_cb)} and {describe(range_cb)}")
         for (label, cb, _, _), director in zip(labelled, directors):
             if director is None and cb is not None:
-                logger.warning("MstxMonitor.start: %s is not callable (%s); it is ignored", label,
-                               type(cb).__name__)
+                logger.warning("MstxMonitor.start: %s is not callable (%s); it is ignored", label, describe(cb))
         mark, rng = directors
         return self._start_with("start", (mark, rng), lambda: self._native.start(mark, rng))
 
     def _domain_call(self, method, name):
         if not isinstance(name, str):
-            return self._invalid(f"{method}: domain name must be a str, not {type(name).__name__}")
+            return self._invalid(f"{method}: domain name must be a str, not {describe(name)}")
         if not name:
-            return self._invalid(f"{method}: domain name must not be empty")
+            return self._invalid(f"{method}: domain name must not be empty ('')")
         return self._result(method, getattr(self._native, method)(name))
 
     def enable_domain(self, name):

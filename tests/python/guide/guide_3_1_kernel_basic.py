@@ -3,7 +3,7 @@ import vnpu
 from mspti import KernelMonitor, KernelData
 
 
-def on_kernel(data: KernelData):
+def on_kernel(data: KernelData) -> None:
     print(f"Kernel: {data.name}, type={data.type}, "
           f"start={data.start}, end={data.end}, "
           f"duration={(data.end - data.start) / 1000} us")

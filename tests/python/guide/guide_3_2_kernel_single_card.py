@@ -11,7 +11,7 @@ from mspti import KernelMonitor, KernelData
 N = int(os.environ.get("GUIDE_MATMUL_SIZE", "1024"))
 
 
-def kernel_parser(data: KernelData):
+def kernel_parser(data: KernelData) -> None:
     duration_us = (data.end - data.start) / 1000
     print(f"[Kernel] {data.name} | {data.type} | "
           f"{duration_us:.2f} us | device={data.device_id}")

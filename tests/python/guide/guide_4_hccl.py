@@ -4,7 +4,7 @@ import vnpu.distributed as dist
 from mspti import HcclMonitor, HcclData, MsptiResult
 
 
-def on_hccl(data: HcclData):
+def on_hccl(data: HcclData) -> None:
     print(f"[HCCL] {data.name} | comm={data.comm_name} | "
           f"bandwidth={data.bandwidth:.2f} GB/s | "
           f"duration={(data.end - data.start) / 1000:.2f} us | device={data.device_id}")

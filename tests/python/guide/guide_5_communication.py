@@ -4,7 +4,7 @@ import vnpu.distributed as dist
 from mspti import CommunicationMonitor, CommunicationData
 
 
-def on_comm(data: CommunicationData):
+def on_comm(data: CommunicationData) -> None:
     print(f"[COMM] {data.name} | alg={data.alg_type} | "
           f"type={data.data_type} | count={data.count} | "
           f"duration={(data.end - data.start) / 1000:.2f} us | device={data.device_id}")

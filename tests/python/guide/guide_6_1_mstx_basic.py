@@ -2,11 +2,11 @@
 from mspti import MstxMonitor, MarkerData, RangeMarkerData, mstx
 
 
-def on_marker(data: MarkerData):
+def on_marker(data: MarkerData) -> None:
     print(f"[MARK] {data.name} | timestamp={data.timestamp}")
 
 
-def on_range(data: RangeMarkerData):
+def on_range(data: RangeMarkerData) -> None:
     print(f"[RANGE] {data.name} | domain={data.domain} | "
           f"start={data.start}, end={data.end}, "
           f"duration={(data.end - data.start) / 1000:.2f} us")

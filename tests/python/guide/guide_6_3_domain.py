@@ -1,7 +1,7 @@
 """User guide 6.3: domain control: ranges of a disabled domain are not collected."""
-from mspti import MstxMonitor, MsptiResult, mstx
+from mspti import MstxMonitor, MsptiResult, RangeMarkerData, mstx
 
-ranges = []
+ranges: list[RangeMarkerData] = []
 monitor = MstxMonitor()
 monitor.start(range_cb=ranges.append)
 

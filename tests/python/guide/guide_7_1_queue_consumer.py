@@ -1,23 +1,24 @@
 """User guide 7.1: multithreaded consumer over a multiprocessing.Queue."""
 from multiprocessing import Queue
+from typing import Optional
 import threading
 import vnpu
 from mspti import KernelMonitor, KernelData
 
-data_queue = Queue(maxsize=10000)
-processed = []
+data_queue: "Queue[Optional[KernelData]]" = Queue(maxsize=10000)
+processed: list[KernelData] = []
 
 
-def process_kernel_data(data):
+def process_kernel_data(data: KernelData) -> None:
     processed.append(data)
     print(f"[CONSUMER] {data.type} {data.name}")
 
 
-def kernel_parser(data: KernelData):
+def kernel_parser(data: KernelData) -> None:
     data_queue.put(data)
 
 
-def consumer():
+def consumer() -> None:
     while True:
         data = data_queue.get()
         if data is None:

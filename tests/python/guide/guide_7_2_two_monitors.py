@@ -1,14 +1,14 @@
 """User guide 7.2: KernelMonitor and CommunicationMonitor at once (run via vnpu.run)."""
 import vnpu
 import vnpu.distributed as dist
-from mspti import KernelMonitor, CommunicationMonitor
+from mspti import CommunicationData, CommunicationMonitor, KernelData, KernelMonitor
 
 
-def kernel_callback(data):
+def kernel_callback(data: KernelData) -> None:
     print(f"[KERNEL] {data.type} {data.name} device={data.device_id}")
 
 
-def comm_callback(data):
+def comm_callback(data: CommunicationData) -> None:
     print(f"[COMM] {data.name} count={data.count} device={data.device_id}")
 
 

@@ -1,9 +1,9 @@
 """User guide 7.3: set the buffer size before starting."""
 import vnpu
-from mspti import KernelMonitor, MsptiResult
+from mspti import KernelData, KernelMonitor, MsptiResult
 
 
-def callback(data):
+def callback(data: KernelData) -> None:
     print(f"[KERNEL] {data.name}")
 
 

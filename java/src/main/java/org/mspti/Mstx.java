@@ -47,7 +47,10 @@ public final class Mstx {
 
     /** Creates (or finds) a domain. Its markers are switched by {@link MstxMonitor#enableDomain}. */
     public static Domain domain(String name) {
-        if (name == null || name.isEmpty()) throw new IllegalArgumentException("domain name must not be null or empty");
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("domain name must not be null or empty, not "
+                                               + (name == null ? "null" : "\"\""));
+        }
         return new Domain(name, MsptiNative.mstx_domain_create(name));
     }
 

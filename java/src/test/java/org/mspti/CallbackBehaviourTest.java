@@ -220,8 +220,10 @@ class CallbackBehaviourTest {
         assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.disableDomain(""));
         assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.disableDomain(null));
         assertEquals(MsptiResult.MSPTI_ERROR_INVALID_PARAMETER, monitor.enableDomain("x".repeat(255)));
-        assertThrows(IllegalArgumentException.class, () -> Mstx.domain(""));
-        assertThrows(IllegalArgumentException.class, () -> Mstx.domain(null));
+        assertEquals("domain name must not be null or empty, not \"\"",
+                     assertThrows(IllegalArgumentException.class, () -> Mstx.domain("")).getMessage());
+        assertEquals("domain name must not be null or empty, not null",
+                     assertThrows(IllegalArgumentException.class, () -> Mstx.domain(null)).getMessage());
         assertFalse(monitor.isRunning());
         assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.stop());  // not running: a no-op
     }

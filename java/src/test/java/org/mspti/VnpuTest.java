@@ -53,13 +53,20 @@ class VnpuTest {
     void badInputThrows() {
         Tensor a = new Tensor(new float[] {1, 2}, new long[] {2}, 0);
         Tensor b = new Tensor(new float[] {1, 2}, new long[] {2}, 1);
-        assertThrows(IllegalArgumentException.class, () -> Vnpu.add(a, b));
-        assertThrows(IllegalArgumentException.class, () -> new Tensor(new float[] {1, 2, 3}, new long[] {2}));
-        assertThrows(IllegalArgumentException.class, () -> Vnpu.matmul(a, new Tensor(new float[] {1, 2, 3},
-                                                                                      new long[] {3}, 0)));
-        assertThrows(IllegalArgumentException.class, () -> Vnpu.setDevice(99));
+        // Each message names the values involved.
+        assertEquals("operands on different devices (0 and 1)",
+                     assertThrows(IllegalArgumentException.class, () -> Vnpu.add(a, b)).getMessage());
+        assertEquals("data has 3 elements, shape (2,) needs 2",
+                     assertThrows(IllegalArgumentException.class,
+                                  () -> new Tensor(new float[] {1, 2, 3}, new long[] {2})).getMessage());
+        assertEquals("matmul shape mismatch: (2,) @ (3,)",
+                     assertThrows(IllegalArgumentException.class,
+                                  () -> Vnpu.matmul(a, new Tensor(new float[] {1, 2, 3}, new long[] {3}, 0))).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Vnpu.setDevice(99)).getMessage()
+                       .startsWith("device 99 out of range (0.."));
         assertThrows(IllegalArgumentException.class, () -> Vnpu.add(a, a, new Stream(1)));
-        assertThrows(NullPointerException.class, () -> new Tensor(null, new long[] {1}));
+        assertEquals("data is null",
+                     assertThrows(NullPointerException.class, () -> new Tensor(null, new long[] {1})).getMessage());
     }
 
     @Test

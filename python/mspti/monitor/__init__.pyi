@@ -1,0 +1,1 @@
+"""The monitors: one per kind of data (kernel, HCCL, communication, mstx markers)."""

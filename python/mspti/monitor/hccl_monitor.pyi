@@ -1,0 +1,1 @@
+from ._kinds import HcclMonitor as HcclMonitor
