@@ -55,6 +55,7 @@ void ClientBuffers::restart_after_fork() {
     out_ = spares_.size();
     out_bytes_ = 0;
     for (const Buffer &b : spares_) out_bytes_ += b.size;
+    asking_ = 0;  // asks in progress at the fork were the parent's threads
     handed_back_early_.clear();
     next_handback_ = next_seq_;
     // It may count waiters that exist only in the parent: start it afresh.

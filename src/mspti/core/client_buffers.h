@@ -78,16 +78,26 @@ public:
     uint64_t last_seq() const { return next_seq_ - 1; }
 
     // Asking the client for a buffer: counted before the ask, so concurrent asks cannot pass the
-    // limit; then declined (no buffer) or given (its size now counts).
-    void request_begun() { ++out_; }
+    // limit; then declined (no buffer) or given (its size now counts). A buffer's size is known
+    // only once given: until then an ask counts as the size of the last buffer given, so that
+    // several threads asking at once pass the byte limit by one buffer at most, as one does.
+    void request_begun() {
+        ++out_;
+        ++asking_;
+    }
     void request_declined() {
         --out_;
+        if (asking_ > 0) --asking_;  // (0 in a child forked from inside the request callback)
         changed_.notify_all();
     }
-    void request_given(size_t size) { out_bytes_ += size; }
+    void request_given(size_t size) {
+        if (asking_ > 0) --asking_;
+        out_bytes_ += size;
+        last_size_ = size;
+    }
     // Whether the buffers out reach the limit of buffers or of bytes in flight.
     bool over_limit(size_t max_buffers, size_t max_bytes) const {
-        return out_ >= max_buffers || out_bytes_ >= max_bytes;
+        return out_ >= max_buffers || out_bytes_ + asking_ * last_size_ >= max_bytes;
     }
 
     // Waits until `seq` is the next buffer to hand back (buffers go back in the order filled).
@@ -126,6 +136,8 @@ private:
     std::set<uint64_t> in_flight_;  // seqs being handed back
     size_t out_ = 0;  // requested from the client, not yet back from complete
     size_t out_bytes_ = 0;  // their sizes
+    size_t asking_ = 0;  // of out_, those being asked for (their sizes not known yet)
+    size_t last_size_ = 0;  // the size of the last buffer given
     uint64_t next_seq_ = 1;
     uint64_t next_handback_ = 1;  // seq of the next buffer to hand back in order
     std::set<uint64_t> handed_back_early_;  // seqs handed back out of order (nested flushes)
