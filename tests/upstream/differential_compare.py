@@ -49,6 +49,24 @@ def named_kinds(records):
     return records
 
 
+def anonymous_communicators(records):
+    """A communicator's name holds the time it was made (the virtual HCCL's, as CANN's holds its host and
+    port): each distinct name becomes "communicator k", k by first appearance in time."""
+    names = {}
+    for r in sorted((r for r in records if "commName" in r), key=lambda r: (r["start"] == 0, r["start"])):
+        names.setdefault(r["commName"], f"communicator {len(names)}")
+    for r in records:
+        if "commName" in r:
+            r["commName"] = names[r["commName"]]
+    return records
+
+
+def hccl_start_missed(records):
+    """msPTI's HCCL records whose start marker it missed (docs/compatibility.md, "msPTI's HCCL races"):
+    start 0, and device and stream 0."""
+    return [r for r in records if r["kind"] == "HCCL" and r["start"] == 0]
+
+
 def label(r):
     if r["kind"] == "MARKER":
         return f"MARKER:{r['flag']}:{r['sourceKind']}:{r['name']}"

@@ -20,8 +20,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from differential_compare import (build_and_run, check_documented, check_listed, differences,  # noqa: E402
-                                  record_items, time_items)
+from differential_compare import (anonymous_communicators, build_and_run, check_documented,  # noqa: E402
+                                  check_listed, differences, hccl_start_missed, record_items, time_items)
 
 RANKS = 8
 COLLECTIVES = ["HcclAllReduce", "HcclBroadcast", "HcclAllGather", "HcclReduceScatter"]
@@ -47,7 +47,7 @@ TRIES = 8
 def races(records):
     """The signatures of msPTI's races: an HCCL record whose start it missed (start 0, device and stream
     0), and a collective's API record with no COMMUNICATION record."""
-    found = [f"HCCL record with start 0: {r}" for r in records if r["kind"] == "HCCL" and r["start"] == 0]
+    found = [f"HCCL record with start 0: {r}" for r in hccl_start_missed(records)]
     launched = {r["correlationId"] for r in records if r["kind"] == "API" and r["name"] in OPS}
     reported = {r["correlationId"] for r in records if r["kind"] == "COMMUNICATION"}
     found += [f"no COMMUNICATION record for the API of correlation id {c}" for c in sorted(launched - reported)]
@@ -66,18 +66,6 @@ def runs():
             break
         print(f"msPTI's run {attempt + 1} showed its races, run again: {seen}")
     return {"ours": anonymous_communicators(ours), "msPTI": anonymous_communicators(theirs)}
-
-
-def anonymous_communicators(records):
-    """A communicator's name holds the time it was made (the virtual HCCL's, as CANN's holds its host and
-    port): each distinct name becomes "communicator k", k by first appearance in time."""
-    names = {}
-    for r in sorted((r for r in records if "commName" in r), key=lambda r: (r["start"] == 0, r["start"])):
-        names.setdefault(r["commName"], f"communicator {len(names)}")
-    for r in records:
-        if "commName" in r:
-            r["commName"] = names[r["commName"]]
-    return records
 
 
 def test_no_races_in_either_run(runs):
