@@ -81,5 +81,11 @@ fi
   echo "== trace_overhead_instructions" >&2
   bash "$root/bench/trace/trace_overhead_instructions.sh" "$build" "$out/trace_overhead_instructions.json" >/dev/null
 fi
+# msPTI's library and ours on the same workloads (needs msPTI's libmspti, built from MSPTI_UPSTREAM_SOURCE);
+# alone: bench/upstream/side_by_side.py BUILD OUT.json --doc docs/performance.md rewrites just its section.
+if [ -f "$build/ascend-upstream/lib64/libmspti.so" ]; then
+  echo "== side_by_side" >&2
+  /usr/bin/python3 "$root/bench/upstream/side_by_side.py" "$build" "$out/side_by_side.json"
+fi
 /usr/bin/python3 "$root/bench/write_performance_md.py" "$out" "$root/docs/performance.md"
 echo "wrote $root/docs/performance.md" >&2

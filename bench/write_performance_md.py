@@ -452,6 +452,91 @@ def trace_section(results):
     return lines
 
 
+def side_by_side_section(results, file_name="side_by_side.json"):
+    """msPTI's library and ours on the same workloads (bench/upstream/side_by_side.py)."""
+    d = read_json(results, file_name)
+    if d is None:
+        return []
+    k, m, p = d["kernel"], d["mark"], d["python"]
+    sides = ("msPTI", "ours")
+
+    def pct(r):
+        return f"{(r - 1) * 100:+.1f}%"
+
+    def load(avg):
+        return " / ".join(f"{x:.2f}" for x in avg)
+
+    lines = [
+        "## msPTI's library and ours, side by side (bench/upstream/side_by_side.py)",
+        "",
+        "The same workloads, built from msPTI's public headers against each CANN tree and run in one run of",
+        "`bench/upstream/side_by_side.py`: `build/ascend-upstream` with msPTI's libmspti (built from its",
+        "sources, `MSPTI_UPSTREAM_SOURCE`) and `build/ascend` with ours, both preloaded, on the same virtual NPU.",
+        f"Load average (1 / 5 / 15 min) on this {d['cores']}-core machine, shared with other builds:",
+        f"{load(d['load_before'])} before, {load(d['load_after'])} after. Wall and CPU times move with that load;",
+        "instruction counts (callgrind: every thread's user-space instructions, the slope between two amounts",
+        "of work so that start-up and exit cancel out) do not, and leave out kernel time and cache effects.",
+        "",
+        f"KERNEL: runs of {k['ours']['kernels_per_run']:,} `aclnnAdd` kernels of 8 floats, synchronised every 256,",
+        "then `msptiActivityFlushAll` until the client has read every record (msPTI's flush returns before",
+        "its records are parsed), so that process CPU counts the drain and the client's walk of every record;",
+        "baseline: the library loaded, nothing enabled; collection: subscribed, KERNEL enabled.",
+        f"{d['rounds']} rounds of the four runs, in an order rotated each round; overhead is the median of",
+        "the per-round ratios (interquartile range).",
+        "For msPTI, the time until the last record was delivered is mostly waiting: its records arrive when",
+        "its reader thread next parses the device channels.",
+        "Markers: `mstxMarkA(\"step\", NULL)` with MARKER enabled (subscribed, drained the same way; the drain",
+        "runs on another thread, and only the instruction count includes it).",
+        "Python: each library's own package, an `MstxMonitor` mark callback counting records; 200,000 marks",
+        "made in C into one 256 MB buffer, then `flush_all()` timed until the last record reached the",
+        "callback; best of 3.",
+        "",
+        "| what | msPTI's library | ours |",
+        "|---|---|---|",
+    ]
+
+    def row(what, fn):
+        lines.append(f"| {what} | " + " | ".join(fn(s) for s in sides) + " |")
+
+    row("KERNEL records delivered per kernel", lambda s: f"{k[s]['records_per_kernel']:.4f}")
+    row("KERNEL collection, process CPU per kernel (collection / baseline)",
+        lambda s: f"{k[s]['cpu_ns']['collect']:.0f} ns / {k[s]['cpu_ns']['baseline']:.0f} ns")
+    row("KERNEL collection overhead, process CPU",
+        lambda s: f"{pct(k[s]['cpu_ratio']['median'])} ({pct(k[s]['cpu_ratio']['q1'])} to {pct(k[s]['cpu_ratio']['q3'])})")
+    row("KERNEL collection, wall time per kernel of the launches and synchronisations (collection / baseline)",
+        lambda s: f"{k[s]['wall_ns']['collect']:.0f} ns / {k[s]['wall_ns']['baseline']:.0f} ns")
+    row("KERNEL collection overhead, wall time of the launches and synchronisations",
+        lambda s: f"{pct(k[s]['wall_ratio']['median'])} ({pct(k[s]['wall_ratio']['q1'])} to {pct(k[s]['wall_ratio']['q3'])})")
+    row("KERNEL collection, wall time per kernel until the last record was delivered",
+        lambda s: f"{k[s]['delivered_wall_ns']:.0f} ns")
+    if all("instructions" in k[s] for s in sides):
+        row("KERNEL collection, instructions per kernel (collection / baseline; mean of two callgrind runs)",
+            lambda s: f"{k[s]['instructions']['collect']:,.0f} / {k[s]['instructions']['baseline']:,.0f} "
+                      f"({k[s]['instructions']['collect'] - k[s]['instructions']['baseline']:+,.0f}, "
+                      f"{pct(k[s]['instructions']['collect'] / k[s]['instructions']['baseline'])})")
+    if all("instructions_added_runs" in k[s] for s in sides):
+        row("KERNEL collection, instructions added per kernel, each of the two callgrind runs",
+            lambda s: " and ".join(f"{x:+,.0f}" for x in k[s]["instructions_added_runs"]))
+    if all("instructions" in m[s] for s in sides):
+        row("`mstxMarkA` collected, instructions per mark (drain included)",
+            lambda s: f"{m[s]['instructions']['on']:,.0f}")
+        row("`mstxMarkA`, library loaded, MARKER off, instructions per mark",
+            lambda s: f"{m[s]['instructions']['off']:,.0f}")
+    if all("thread_cpu_ns" in m[s] for s in sides):
+        row("`mstxMarkA` collected, the marking thread's CPU time per call (median of 5 runs of 1,000,000)",
+            lambda s: f"{m[s]['thread_cpu_ns']['on']:.1f} ns")
+        row("`mstxMarkA`, MARKER off, the marking thread's CPU time per call",
+            lambda s: f"{m[s]['thread_cpu_ns']['off']:.1f} ns")
+    row("`mstxMarkA` collected, wall time per call (median of 5 runs of 1,000,000)",
+        lambda s: f"{m[s]['wall_ns']['on']:.1f} ns")
+    row("`mstxMarkA`, MARKER off, wall time per call", lambda s: f"{m[s]['wall_ns']['off']:.1f} ns")
+    row("marker records delivered per mark", lambda s: f"{m[s]['records_per_mark']:.4f}")
+    row("Python per-record delivery (`MstxMonitor` mark callback)",
+        lambda s: f"{p[s]['records_per_s'] / 1e6:.2f} M records/s ({p[s]['delivered']:,} of {p[s]['marks']:,} delivered)")
+    lines.append("")
+    return lines
+
+
 def main():
     results, target = sys.argv[1], sys.argv[2]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
@@ -475,6 +560,7 @@ def main():
     lines += java_section(results)
     lines += hccl_mpi_section(results)
     lines += trace_section(results)
+    lines += side_by_side_section(results)
     extra = os.path.join(os.path.dirname(os.path.abspath(target)), "performance-notes.md")
     if os.path.exists(extra):
         lines += [open(extra).read().rstrip(), ""]
