@@ -1,11 +1,11 @@
 /*
- * mstx.i: the mstx marker functions libmspti.so exports (include/mstx/ms_tools_ext.h with
- * MSTX_NO_IMPL), language-neutral. Streams are `aclrtStream` (void *): each language maps its
+ * mstx.i: the mstx marker functions of the header-only mstx API (include/mstx/ms_tools_ext.h: the
+ * module's own function table, filled by the tool in the process: our libmspti.so, or msPTI's
+ * through libprofapi; msPTI's library exports no mstx functions), language-neutral. Streams are `aclrtStream` (void *): each language maps its
  * stream objects onto it with an `in` typemap; NULL means a host-only marker.
  */
 
 %{
-#define MSTX_NO_IMPL
 #include "mstx/ms_tools_ext.h"
 %}
 

@@ -11,7 +11,8 @@ delivery thread::
 
 Also: :mod:`mspti.mstx` (markers from Python) and :mod:`mspti.batch` (numpy batch delivery via
 ``monitor.start_batch``). libmspti.so is loaded into the global scope on import unless it is
-already there (``LD_PRELOAD=libmspti.so``, which HCCL data needs).
+already there (``LD_PRELOAD=libmspti.so``, which HCCL data needs); ``MSPTI_LIBRARY`` names another
+(docs/install.md, "Which libmspti.so is used": msPTI's own library works too).
 """
 
 import ctypes as _ctypes
@@ -40,12 +41,14 @@ BatchCallback = _native.BatchCallback
 
 
 def _library_version():
-    get = _loader.LIBMSPTI.msptiExtGetVersionString
+    get = getattr(_loader.LIBMSPTI, "msptiExtGetVersionString", None)
+    if get is None:  # msPTI's own library (said once by _loader)
+        return "unknown"
     get.restype = _ctypes.c_char_p
     return get().decode()
 
 
-__version__ = _library_version()  # libmspti.so's version (major.minor.patch); the package ships with it
+__version__ = _library_version()  # libmspti.so's version (major.minor.patch), where it says; the package ships with it
 
 __all__ = [*_MONITORS, "MstxMonitor", *_RECORDS, "MsptiResult", "MsptiActivityKind",
            "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"]

@@ -30,6 +30,42 @@ def _lib_dir(explicit):
     return None
 
 
+def _is_libmspti_name(path):
+    name = os.path.basename(path)
+    return name == "libmspti.so" or name.startswith("libmspti.so.")
+
+
+def _exports_mspti_abi(path):
+    """Whether the file is an ELF object naming msPTI's C ABI in its symbols (read, not loaded: loading
+    msPTI's library would start its profiling machinery in the launcher)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    return data[:4] == b"\x7fELF" and b"\0msptiActivityRegisterCallbacks\0" in data
+
+
+def choose_libmspti(environ, lib_dir):
+    """The libmspti.so the traced program gets: (path, rule), by the rule of docs/install.md.
+
+    A libmspti already preloaded (in environ's LD_PRELOAD) wins (path None: it stays where it is),
+    then MSPTI_LIBRARY, then the bundled one in lib_dir. A bad MSPTI_LIBRARY raises ValueError naming it.
+    """
+    for entry in environ.get("LD_PRELOAD", "").replace(":", " ").split():
+        if _is_libmspti_name(entry):
+            return None, "loaded"
+    env = environ.get("MSPTI_LIBRARY")
+    if env:
+        if not os.path.isfile(env):
+            raise ValueError(f"MSPTI_LIBRARY={env}: no such file")
+        if not _exports_mspti_abi(env):
+            raise ValueError(f"MSPTI_LIBRARY={env} is not a libmspti.so (it does not export "
+                             "msptiActivityRegisterCallbacks)")
+        return os.path.abspath(env), "MSPTI_LIBRARY"
+    return os.path.join(lib_dir, "libmspti.so"), "bundled"
+
+
 def _parse(argv):
     p = argparse.ArgumentParser(
         prog="mspti-trace",
@@ -95,6 +131,11 @@ def _exit_code(returncode):
 
 
 def run(ns, lib_dir):
+    try:
+        libmspti, _ = choose_libmspti(os.environ, lib_dir)
+    except ValueError as exc:
+        print(f"mspti-trace: {exc}", file=sys.stderr)
+        return 2
     out = os.path.abspath(ns.output) if ns.output else os.path.abspath(_fresh_dir())
     os.makedirs(out, exist_ok=True)
     old = [f for f in os.listdir(out) if f.startswith("trace.")]
@@ -104,7 +145,8 @@ def run(ns, lib_dir):
     start_ns = time.time_ns()
     fmt = "json.gz" if ns.gzip else ns.format
     env = dict(os.environ)
-    preload = [os.path.join(lib_dir, "libmspti_trace.so"), os.path.join(lib_dir, "libmspti.so")]
+    # libmspti_trace.so first: its msptiSubscribe & co. stand in front of libmspti's.
+    preload = [os.path.join(lib_dir, "libmspti_trace.so")] + ([libmspti] if libmspti else [])
     if env.get("LD_PRELOAD"):
         preload.append(env["LD_PRELOAD"])
     env.update({

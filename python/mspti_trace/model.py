@@ -56,6 +56,7 @@ class Process:
         self.marks = 0            # mstx marks (instants)
         self.unended_ranges = 0   # "<message> (no end)" instants
         self.stats = {}           # kind -> {"produced", "delivered", "dropped"}
+        self.stats_unavailable = False  # final stats came, but libmspti keeps no per-kind counts
         self.filtered = 0
         self.dropped_total = None  # last value of the "dropped records" counter, when present
 

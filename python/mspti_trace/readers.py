@@ -43,6 +43,9 @@ def _stats(proc, args):
         if key == "filtered":
             proc.filtered = int(value)
             continue
+        if key == "per_kind_stats_unavailable":  # libmspti has no msptiExtActivityGetStats
+            proc.stats_unavailable = bool(int(value))
+            continue
         what, _, kind = key.partition(".")
         if what in ("dropped", "produced", "delivered") and kind:
             proc.stats.setdefault(kind, {"produced": 0, "delivered": 0, "dropped": 0})[what] = int(value)
@@ -564,6 +567,8 @@ def _read_sqlite(db, proc):
             proc.filtered = int(dropped or 0)
         elif kind == "unmatched_ranges":
             proc.unended_ranges = int(dropped or 0)
+        elif kind == "per_kind_stats_unavailable":
+            proc.stats_unavailable = bool(dropped)
         else:
             proc.stats[kind] = {"produced": int(produced or 0), "delivered": int(delivered or 0),
                                 "dropped": int(dropped or 0)}

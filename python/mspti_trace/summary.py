@@ -94,7 +94,9 @@ def scope_tables(processes):
     drop_rows = [{"name": k, **v} for k, v in sorted(counters.items()) if v["produced"] or v["dropped"]]
     return {"kernels": kernel_rows, "collectives": coll_rows, "ranges": range_rows, "apis": api_rows,
             "dropped": drop_rows, "filtered": filtered, "unended_ranges": unended,
-            "marks": sum(p.marks for p in processes), "missing_stats": [p.label for p in processes if not p.stats]}
+            "marks": sum(p.marks for p in processes),
+            "missing_stats": [p.label for p in processes if not p.stats and not p.stats_unavailable],
+            "stats_unavailable": [p.label for p in processes if p.stats_unavailable]}
 
 
 def rank_overview(run):
@@ -187,6 +189,9 @@ def render_text(run, scopes, limit=0):
         parts.append(_table("Records per kind", ["kind", "produced", "delivered", "dropped"], drops, "<>>>"))
         if t["missing_stats"]:
             parts.append("  no final stats (killed?): " + ", ".join(t["missing_stats"]))
+        if t.get("stats_unavailable"):
+            parts.append("  records per kind unavailable (libmspti.so has no msptiExtActivityGetStats, as msPTI's "
+                         "own): " + ", ".join(t["stats_unavailable"]))
     return "\n\n".join(parts) + "\n"
 
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "monitor/convert.h"
+#include "monitor/libmspti.h"
 #include "monitor/session.h"
 
 namespace mspti {
@@ -123,14 +124,16 @@ MsptiResult MstxMonitor::start(std::function<void(const MarkerData &)> mark,
 }
 
 namespace {
-MsptiResult domain_call(const std::string &name, const char *method, msptiResult (*call)(const char *)) {
+MsptiResult domain_call(const std::string &name, const char *method, bool enable) {
     if (name.empty())
         return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER, "MstxMonitor.%s: the domain name is empty", method);
     if (name.size() >= 255)
         return fail(MsptiResult::MSPTI_ERROR_INVALID_PARAMETER,
                     "MstxMonitor.%s: the domain name \"%.32s...\" has %zu characters; it must have fewer than 255",
                     method, name.c_str(), name.size());
-    msptiResult r = call(name.c_str());
+    const detail::Libmspti &lib = detail::libmspti();
+    if (!lib.loaded) return fail(MsptiResult::MSPTI_ERROR_INNER, "MstxMonitor.%s: %s", method, lib.error.c_str());
+    msptiResult r = (enable ? lib.enable_marker_domain : lib.disable_marker_domain)(name.c_str());
     if (r != MSPTI_SUCCESS)
         return fail(static_cast<MsptiResult>(r), "MstxMonitor.%s(\"%s\"): msPTI returned %d (%s)", method, name.c_str(),
                     static_cast<int>(r), detail::result_name(r));
@@ -138,12 +141,8 @@ MsptiResult domain_call(const std::string &name, const char *method, msptiResult
 }
 }  // namespace
 
-MsptiResult MstxMonitor::enable_domain(const std::string &name) {
-    return domain_call(name, "enable_domain", &msptiActivityEnableMarkerDomain);
-}
+MsptiResult MstxMonitor::enable_domain(const std::string &name) { return domain_call(name, "enable_domain", true); }
 
-MsptiResult MstxMonitor::disable_domain(const std::string &name) {
-    return domain_call(name, "disable_domain", &msptiActivityDisableMarkerDomain);
-}
+MsptiResult MstxMonitor::disable_domain(const std::string &name) { return domain_call(name, "disable_domain", false); }
 
 }  // namespace mspti

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "monitor/convert.h"
+#include "monitor/libmspti.h"
 
 namespace mspti::detail {
 
@@ -164,13 +165,15 @@ void Session::on_complete(uint8_t *buffer, size_t size, size_t valid) {
 MsptiResult Session::begin_locked(const char *who) {
     if (session_up_) return MsptiResult::MSPTI_SUCCESS;
     pool_.activate(buffer_bytes_);
-    msptiResult r = msptiActivityRegisterCallbacks(&Session::on_request, &Session::on_complete);
+    const Libmspti &lib = libmspti();
+    if (!lib.loaded) return fail(MsptiResult::MSPTI_ERROR_INNER, "%s.start: %s", who, lib.error.c_str());
+    msptiResult r = lib.register_callbacks(&Session::on_request, &Session::on_complete);
     if (r != MSPTI_SUCCESS) {
         pool_.deactivate();
         return fail(static_cast<MsptiResult>(r), "%s.start: msptiActivityRegisterCallbacks returned %d (%s)", who,
                     static_cast<int>(r), result_name(r));
     }
-    r = msptiSubscribe(&handle_, nullptr, nullptr);
+    r = lib.subscribe(&handle_, nullptr, nullptr);
     if (r == MSPTI_SUCCESS) {
         subscribed_ = true;
     } else if (r == MSPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -200,7 +203,7 @@ MsptiResult Session::begin_locked(const char *who) {
             thread_ = std::thread(&Session::thread_main, this, hooks_.load(std::memory_order_acquire));
         } catch (const std::system_error &e) {
             lock.unlock();
-            if (subscribed_) msptiUnsubscribe(handle_);
+            if (subscribed_) libmspti().unsubscribe(handle_);
             subscribed_ = false;
             pool_.deactivate();
             return fail(MsptiResult::MSPTI_ERROR_INNER, "%s.start: could not start the delivery thread: %s", who,
@@ -213,7 +216,7 @@ MsptiResult Session::begin_locked(const char *who) {
 }
 
 void Session::end_locked() {
-    if (subscribed_) msptiUnsubscribe(handle_);
+    if (subscribed_) libmspti().unsubscribe(handle_);
     subscribed_ = false;
     handle_ = nullptr;
     pool_.deactivate();
@@ -264,7 +267,7 @@ MsptiResult Session::start(MonitorCore &core, std::shared_ptr<Subscription> sub)
     if (r != MsptiResult::MSPTI_SUCCESS) return r;
     const int kind = core.kind;
     if (kind_users_[kind] == 0) {
-        msptiResult e = msptiActivityEnable(static_cast<msptiActivityKind>(kind));
+        msptiResult e = libmspti().enable(static_cast<msptiActivityKind>(kind));
         if (e != MSPTI_SUCCESS) {
             bool ended = false;
             if (active_ == 0) {
@@ -362,7 +365,7 @@ std::shared_ptr<Subscription> Session::take_locked(MonitorCore &core) {
     core.current.reset();
     core.running.store(false, std::memory_order_release);
     running_.erase(std::remove(running_.begin(), running_.end(), &core), running_.end());
-    if (--kind_users_[core.kind] == 0) msptiActivityDisable(static_cast<msptiActivityKind>(core.kind));
+    if (--kind_users_[core.kind] == 0) libmspti().disable(static_cast<msptiActivityKind>(core.kind));
     --active_;
     return sub;
 }
@@ -374,7 +377,7 @@ bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int6
     const bool inline_stop = t_delivery;  // from a callback: never wait for ourselves
     // Everything collected so far goes to the delivery queue; wait, for a bounded time, until it
     // has been delivered. What is still queued for these monitors then is counted as dropped.
-    msptiActivityFlushAll(1);
+    if (libmspti().loaded) libmspti().flush_all(1);
     uint64_t target;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -463,7 +466,9 @@ MsptiResult Session::stop_all() {
 }
 
 MsptiResult Session::flush_all() {
-    msptiResult r = msptiActivityFlushAll(1);
+    const Libmspti &lib = libmspti();
+    if (!lib.loaded) return fail(MsptiResult::MSPTI_ERROR_INNER, "flush_all: %s", lib.error.c_str());
+    msptiResult r = lib.flush_all(1);
     if (!t_delivery) {
         uint64_t target;
         {
@@ -479,7 +484,9 @@ MsptiResult Session::flush_all() {
 }
 
 MsptiResult Session::flush_period(uint32_t time_ms) {
-    msptiResult r = msptiActivityFlushPeriod(time_ms);
+    const Libmspti &lib = libmspti();
+    if (!lib.loaded) return fail(MsptiResult::MSPTI_ERROR_INNER, "flush_period: %s", lib.error.c_str());
+    msptiResult r = lib.flush_period(time_ms);
     if (r != MSPTI_SUCCESS)
         return fail(static_cast<MsptiResult>(r), "flush_period: msptiActivityFlushPeriod(%u) returned %d (%s)", time_ms,
                     static_cast<int>(r), result_name(r));
@@ -708,7 +715,7 @@ void Session::deliver_buffer(const Pending &p, const Registry &reg) {
     size_t count = 0;
     size_t stride = 0;
     int run_kind = 0;
-    while (msptiActivityGetNextRecord(p.data, p.valid, &record) == MSPTI_SUCCESS) {
+    while (libmspti().get_next_record(p.data, p.valid, &record) == MSPTI_SUCCESS) {
         const auto *bytes = reinterpret_cast<const uint8_t *>(record);
         const int kind = static_cast<int>(record->kind);
         if (count != 0 && kind == run_kind && bytes == run + count * stride) {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "config.h"
+#include "libmspti_ext.h"
 #include "mspti/mspti.h"
 #include "sigterm.h"
 #include "writer.h"
@@ -132,6 +133,7 @@ __attribute__((constructor)) void init() {
     }
     if (config().dir.empty()) return;
     Real &r = real();
+    libmspti_ext();  // says once what this libmspti.so lacks
     if (r.subscribe == nullptr || r.register_callbacks == nullptr || r.enable == nullptr || r.disable == nullptr) {
         std::fprintf(stderr,
                      "mspti-trace: libmspti.so is not loaded after libmspti_trace.so; this process is not traced\n");
@@ -154,12 +156,12 @@ __attribute__((constructor)) void init() {
         if (e == MSPTI_SUCCESS)
             ours |= 1u << k;
         else
-            std::fprintf(stderr, "mspti-trace: cannot enable %s: %s\n", kind_name(k), msptiExtGetLastError());
+            std::fprintf(stderr, "mspti-trace: cannot enable %s: %s\n", kind_name(k), last_error_text());
     }
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (res != MSPTI_SUCCESS) {
         std::fprintf(stderr, "mspti-trace: cannot register with msPTI (%s: %s); this process is not traced\n",
-                     msptiExtResultString(res), msptiExtGetLastError());
+                     result_text(res), last_error_text());
         return;
     }
     g_ours = ours;

@@ -171,7 +171,8 @@ void JsonSink::stats(const Stats &st, uint64_t ts, bool final) {
     us(ts);
     out_ += ", \"name\": \"mspti-trace stats\", \"cat\": \"mspti-trace\", \"args\": {\"filtered\": " +
             std::to_string(st.filtered) + ", \"unmatched_ranges\": " + std::to_string(st.unmatched_ranges);
-    for (int k = 1; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+    if (!st.per_kind) out_ += ", \"per_kind_stats_unavailable\": 1";
+    for (int k = 1; st.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
         if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
         std::string kn = kind_name(static_cast<msptiActivityKind>(k));
         out_ += ", \"dropped." + kn + "\": " + std::to_string(st.kinds[k].dropped);

@@ -286,7 +286,8 @@ void PftraceSink::stats(const Stats &st, uint64_t ts, bool final) {
     };
     add("filtered", st.filtered);
     add("unmatched_ranges", st.unmatched_ranges);
-    for (int k = 1; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+    if (!st.per_kind) add("per_kind_stats_unavailable", 1);
+    for (int k = 1; st.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
         const char *kn = kind_name(static_cast<msptiActivityKind>(k));
         if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
         add(std::string("dropped.") + kn, st.kinds[k].dropped);

@@ -67,6 +67,7 @@ struct Stats {
     msptiExtActivityStats kinds[MSPTI_ACTIVITY_KIND_COUNT];  // msPTI's counters, by kind
     uint64_t filtered = 0;  // left out by the time window / capture range
     uint64_t unmatched_ranges = 0;  // range starts without an end
+    bool per_kind = true;  // false: libmspti has no msptiExtActivityGetStats, `kinds` are unknown
     uint64_t dropped_total() const {
         uint64_t n = 0;
         for (const auto &k : kinds) n += k.dropped;

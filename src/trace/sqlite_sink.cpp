@@ -221,7 +221,8 @@ void SqliteSink::stats(const Stats &s, uint64_t, bool) {
         sqlite3_bind_int64(st, 4, i64(dropped));
         step(st);
     };
-    for (int k = 1; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+    if (!s.per_kind) row("per_kind_stats_unavailable", 0, 0, 1);
+    for (int k = 1; s.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
         if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
         row(kind_name(static_cast<msptiActivityKind>(k)), s.kinds[k].produced, s.kinds[k].delivered,
             s.kinds[k].dropped);

@@ -404,7 +404,7 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     Stats stats = stats_in;
     stats.unmatched_ranges = unmatched_;
     uint64_t dropped = stats.dropped_total();
-    if (dropped != last_dropped_ || (final && dropped_track_ == 0)) {
+    if (stats.per_kind && (dropped != last_dropped_ || (final && dropped_track_ == 0))) {  // unknown: no counter
         if (dropped_track_ == 0) dropped_track_ = new_track(Track::kCounter, 1, "dropped records");
         sink_.counter(dropped_track_, "dropped records", now, static_cast<int64_t>(dropped));
         last_dropped_ = dropped;

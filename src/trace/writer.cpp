@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "json_sink.h"
+#include "libmspti_ext.h"
 #include "mspti/mspti.h"
 #include "nearly_sorted.h"
 #include "pftrace_sink.h"
@@ -237,9 +238,11 @@ void Writer::window(bool final) {
     }
     if (timeline_ == nullptr) return;
     Stats stats;
+    const auto get_stats = libmspti_ext().get_stats;
+    stats.per_kind = get_stats != nullptr;
     for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
         stats.kinds[k] = {};
-        if (k != 0) msptiExtActivityGetStats(static_cast<msptiActivityKind>(k), &stats.kinds[k]);
+        if (k != 0 && get_stats != nullptr) get_stats(static_cast<msptiActivityKind>(k), &stats.kinds[k]);
     }
     stats.filtered = filter_.filtered();
     timeline_->end_window(stats, now_epoch_ns(), final);

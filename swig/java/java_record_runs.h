@@ -19,9 +19,11 @@
 #include "mspti/mspti_ext.h"
 #include "java_schema_strings.h"
 
-// As libmspti_monitor does (src/monitor/dropped.cpp): any msPTI-compatible libmspti.so, the
-// extension looked up weakly.
-#pragma weak msptiExtActivityReportDiscarded
+// Reported through libmspti_monitor (src/monitor/dropped.cpp), which looks the extension up in the
+// libmspti.so it chose: false where that library lacks it (msPTI's own).
+namespace mspti::detail {
+bool report_discarded(int kind, uint64_t count);
+}  // namespace mspti::detail
 
 namespace mspti_java {  // uses new_string() of java_glue.h
 
@@ -148,11 +150,8 @@ extern "C" JNIEXPORT jint JNICALL Java_org_mspti_RecordRun_fillStrings(JNIEnv *e
  */
 extern "C" JNIEXPORT jboolean JNICALL Java_org_mspti_RecordRun_reportDiscarded(JNIEnv *, jclass, jint kind,
                                                                                jlong count) {
-    if (&msptiExtActivityReportDiscarded == nullptr || count <= 0) return JNI_FALSE;
-    return msptiExtActivityReportDiscarded(static_cast<msptiActivityKind>(kind), static_cast<uint64_t>(count)) ==
-                   MSPTI_SUCCESS
-               ? JNI_TRUE
-               : JNI_FALSE;
+    if (count <= 0) return JNI_FALSE;
+    return mspti::detail::report_discarded(kind, static_cast<uint64_t>(count)) ? JNI_TRUE : JNI_FALSE;
 }
 
 #endif  // MSPTI_SWIG_JAVA_RECORD_RUNS_H
