@@ -91,8 +91,9 @@ def run_example(c, side, name):
     proc = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=240)
     with open(os.path.join(out, "output.txt"), "w") as f:
         f.write(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, f"{side}, example {name}: exited {proc.returncode}:\n{proc.stdout[-2000:]}" \
-                                 f"\n{proc.stderr[-3000:]}"
+    if proc.returncode != 0:
+        raise RunFailed(f"{side}, example {name}: exited {proc.returncode}:\n{proc.stdout[-2000:]}"
+                        f"\n{proc.stderr[-3000:]}")
     # Each side's own package: msPTI's is built from its sources into <build>/upstream/python.
     packages = glob.glob(os.path.join(out, "*.package"))
     assert len(packages) == max(ranks, 1), f"{side}, example {name}: {len(packages)} processes ran guide_capture"
@@ -108,6 +109,10 @@ def run_example(c, side, name):
     for r in records:
         r["kind"] = KIND.get(r["kind"], str(r["kind"]))
     return anonymous_communicators(records)
+
+
+class RunFailed(AssertionError):
+    """A side's run of an example exited non-zero (ours must never; msPTI's is run again)."""
 
 
 def delivered(records):
@@ -140,12 +145,17 @@ def runs():
     for name in EXAMPLES:
         best = None
         for attempt in range(TRIES):
-            records = run_example(c, "msPTI", name)
+            try:
+                records = run_example(c, "msPTI", name)
+            except RunFailed as e:  # msPTI's library crashes now and then on HCCL work (docs/compatibility.md)
+                print(f"msPTI, example {name}, run {attempt + 1} failed, run again: {e}")
+                continue
             if best is None or lost(name, records) < lost(name, best):
                 best = records
             if lost(name, best) == 0 and not hccl_start_missed(best):
                 break
             print(f"msPTI, example {name}, run {attempt + 1}: {delivered(records)}, run again")
+        assert best is not None, f"msPTI, example {name}: all {TRIES} runs failed"
         result["msPTI"][name] = best
     return result
 
