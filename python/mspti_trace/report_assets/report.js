@@ -164,7 +164,7 @@ for (const c of D.bandwidth) {
     const track = el("div", {class: "bwtrack"}, el("div", {class: "bwbar " + r.flag, style: `width:${(100 * r.gbps / max).toFixed(2)}%`}),
                      el("div", {class: "med", style: `left:${(100 * c.median / max).toFixed(2)}%`}));
     const label = el("div", {}, r.label);
-    if (r.flag) label.append(el("span", {class: "tag " + r.flag}, r.flag === "slow" ? "slow" : "fast"));
+    if (r.flag) label.append(el("span", {class: "tag " + r.flag}, r.tag || r.flag));
     box.append(el("div", {class: "bw"}, label, track,
                   el("div", {class: "num"}, `${gbps(r.gbps)} \u00b7 ${r.count}\u00d7 ${fmtNs(r.avg_ns)}`)));
   }
