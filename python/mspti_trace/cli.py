@@ -153,6 +153,9 @@ def _subcommand(name, argv):
         return 2
     try:
         return module.main(argv)
+    except Exception as e:  # noqa: BLE001 -- no input may end in a traceback: one line, exit 2
+        print(f"mspti-trace {name}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
     finally:
         text.warn_once()
 
