@@ -83,6 +83,24 @@ def tables(run):
     return per_rank, spread
 
 
+MAX_HEAT_COLUMNS = 400  # instances shown in the report's heatmap (the first ones)
+
+
+def wait_matrix(run, instances_by_comm):
+    """The waits per rank (rows) and collective instance (columns, communicator by communicator,
+    each in order), for the report's heatmap; None where a rank is not in the communicator."""
+    labels = [p.label for p in run.processes]
+    columns = []
+    for comm in sorted(instances_by_comm):
+        for inst in instances_by_comm[comm]:
+            if len(columns) == MAX_HEAT_COLUMNS:
+                break
+            w = wt.instance_waits(inst)
+            columns.append({"comm": comm, "index": inst["index"], "name": inst["name"], "late": w["late"],
+                            "waits": [w["wait"].get(label) for label in labels]})
+    return {"ranks": labels, "columns": columns}
+
+
 def _component_text(c):
     kind, name = c
     return {"range": f"range '{name}'", "kernel": f"kernel {name}", "transit": f"collective transit on comm {name}"}[kind]
@@ -107,6 +125,7 @@ def analyze(run, step=None):
         where = [{"kind": c[0], "name": c[1], "excess_ns_per_step": e}
                  for c, e in excess(run, comps, slow[0]) if e >= threshold / 4][:5]
     per_rank, spread = tables(run)
+    matrix = wait_matrix(run, insts)
     f = {"step": step_name, "step_note": step_note, "collective_category": coll_cat, "threshold_ns": threshold,
          "steps": rows, "warnings": warnings,
          "waits": [{"rank": label, "collectives": r["instances"], "last": r["last"],
@@ -116,7 +135,7 @@ def analyze(run, step=None):
                     "waited_total_ns": sum(r["waited"])}
                    for label, r in sorted(waits.items(), key=lambda kv: _rank_order(run, kv[0]))],
          "slow_rank": None, "phase": None, "where": where, "links": link_rows, "slow_links": slow_links,
-         "per_rank": per_rank, "spread": spread}
+         "per_rank": per_rank, "spread": spread, "wait_matrix": matrix}
     if slow is not None:
         f["slow_rank"] = {"rank": slow[0], **slow[1]}
         phases = [w for w in where if w["kind"] == "range"]

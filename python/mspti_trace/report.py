@@ -167,8 +167,31 @@ def build(directory):
                      "percent": r["percent"]} for r in top],
             "bandwidth": bandwidth_data(run, found), "drops": drops, "warnings": run.warnings,
             "verdict": found["verdict"], "slow_rank": (found["slow_rank"] or {}).get("rank"), "phase": found["phase"],
-            "slow_links": [r["rank"] for r in found["slow_links"]]}
+            "slow_links": [r["rank"] for r in found["slow_links"]], "steps": step_bars(found),
+            "step_name": found["step"], "heat": found["wait_matrix"]}
     return run, data
+
+
+STEP_PARTS = ("compute", "overlap", "exposed_communication", "host_only", "idle_other")
+
+
+def step_bars(found):
+    """Per rank, the mean step split into parts that add up to the step: compute alone, compute
+    overlapped by communication, exposed communication, host-only time, and the rest of the idle
+    time (the device and the host both waiting, e.g. on a copy)."""
+    per = {}
+    for r in found["steps"]:
+        per.setdefault(r["rank"], []).append(r)
+    out = []
+    for label, rows in per.items():
+        n = len(rows)
+        mean = {k: sum(r[k] for r in rows) / n for k in ("duration", "compute", "overlap", "exposed_communication",
+                                                         "idle", "host_only")}
+        out.append({"label": label, "steps": n, "duration": mean["duration"],
+                    "compute": mean["compute"] - mean["overlap"], "overlap": mean["overlap"],
+                    "exposed_communication": mean["exposed_communication"], "host_only": mean["host_only"],
+                    "idle_other": max(mean["idle"] - mean["host_only"], 0)})
+    return out
 
 
 def _asset(name):
@@ -200,6 +223,12 @@ def render(data):
 <div class="legend"><span><i style="background:var(--kernel)"></i>kernel</span><span><i style="background:var(--comm)"></i>collective</span>
 <span><i style="background:var(--copy)"></i>memcpy</span><span><i style="background:var(--memset)"></i>memset</span>
 <span><i style="background:var(--marker)"></i>mstx range</span></div></section>
+<section id="steps-section"><h2>Step breakdown per rank <span class="hint">mean per step{(" of &lsquo;" + esc(data['step_name']) + "&rsquo;") if data['step_name'] else " (the whole run)"}</span></h2>
+<div id="stepbars"></div>
+<div class="legend"><span><i style="background:var(--kernel)"></i>compute</span><span><i style="background:var(--copy)"></i>compute + comm overlap</span>
+<span><i style="background:var(--comm)"></i>exposed communication</span><span><i style="background:var(--marker)"></i>host only</span><span><i style="background:var(--idle)"></i>other idle</span></div></section>
+<section id="heat-section"><h2>Waits at collectives <span class="hint">rank &times; collective instance; darker: longer wait; outlined: the last to arrive</span></h2>
+<div id="heat"></div></section>
 <section id="busy-section"><h2>Device time per rank <span class="hint">over the run's device window</span></h2>
 <div id="bars"></div>
 <div class="legend"><span><i style="background:var(--kernel)"></i>kernel</span><span><i style="background:var(--comm)"></i>communication</span>

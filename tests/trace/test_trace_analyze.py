@@ -84,6 +84,23 @@ def test_report_badges_the_rank_the_others_wait_for(runs, tmp_path):
     assert badged == {"rank 3"}  # the waiting ranks are not called slow, the late one not fast
 
 
+def test_report_verdict_heatmap_and_step_bars_in_a_browser(runs, tmp_path):
+    """The page drawn by headless Chromium (no network): its self-check passes, the verdict it
+    shows names rank 3 and 'data', one step bar per rank and a heatmap cell per rank and instance."""
+    from test_trace_analysis import _chromium, _console
+    page = tmp_path / "report.html"
+    r = subprocess.run([MSPTI_TRACE, "report", str(runs["phase"]), "-o", str(page)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    r = _chromium("--user-data-dir=" + str(tmp_path / "profile"), "--dump-dom", page.as_uri())
+    assert r.returncode == 0 and _console(r.stderr) == [], r.stderr
+    dom = r.stdout
+    assert 'id="selfcheck" data-status="ok"' in dom, dom[-2000:]
+    check = json.loads(dom.split('id="selfcheck"')[1].split(": ", 1)[1].split("</span>")[0])
+    assert "rank 3 is the slow rank" in check["verdict"] and "'data'" in check["verdict"]
+    assert check["stepBars"] == NPROC and check["heatCells"] == NPROC * STEPS
+
+
 def test_slow_collectives_name_the_link(runs):
     f = analyze(runs["collective"])
     assert [link["rank"] for link in f["slow_links"]] == ["rank 2"], f["verdict"]
