@@ -214,7 +214,7 @@ def _close_databases(out):
         if not (name.startswith("trace.") and name.endswith(".sqlite")):
             continue
         try:
-            db = sqlite3.connect(os.path.join(out, name), timeout=10)
+            db = sqlite3.connect(os.path.join(out, name), timeout=1)  # a process still writing: leave it
             try:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 db.execute("PRAGMA journal_mode=DELETE")
