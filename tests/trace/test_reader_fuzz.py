@@ -92,19 +92,35 @@ def test_damaged_files_never_raise(sources, tmp_path, fmt):
                 assert len(got.slices) <= whole, (what, len(got.slices), whole)
             run_all(d, every=n % 4 == 0)
         except BaseException:
-            print(f"seed {SEED} format {fmt}: {what}")
+            # The source traces differ from run to run: keep the failing input to replay it.
+            keep = os.path.join(os.environ.get("TRACE_ARTIFACTS") or str(tmp_path), f"fuzz-failure-{fmt}")
+            shutil.copytree(d, keep, dirs_exist_ok=True)
+            print(f"seed {SEED} format {fmt}: {what}; input kept in {keep}")
             raise
         shutil.rmtree(d)
 
 
-def test_truncated_pftrace_warns_with_the_offset(sources, tmp_path):
+def test_damaged_pftrace_warns_with_the_offset(sources, tmp_path):
+    """The key of the middle packet overwritten: the read stops there, and says where."""
     src_dir, victim, whole = sources["pftrace"]
     data = bytearray(open(victim, "rb").read())
-    data[len(data) // 2] = 0xFF  # a key that is not Trace.packet (or a length far past the end)
-    data[len(data) // 2 + 1] = 0xFF
+    starts, pos = [], 0
+    while pos < len(data):  # packet boundaries: key 0x0A, then the length (a varint)
+        starts.append(pos)
+        n, shift, pos = 0, 0, pos + 1
+        while True:
+            b = data[pos]
+            pos += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        pos += n
+    middle = starts[len(starts) // 2]
+    data[middle] = 0x12  # field 2, length-delimited: not a Trace.packet
     proc = readers.read(str(damaged_dir(tmp_path, src_dir, victim, bytes(data)) / os.path.basename(victim)))
     assert len(proc.slices) < whole
-    assert proc.warnings and "offset" in proc.warnings[0], proc.warnings
+    assert any(f"damaged at offset {middle} " in w for w in proc.warnings), proc.warnings
 
 
 def test_inputs_that_gave_tracebacks(sources, tmp_path):
