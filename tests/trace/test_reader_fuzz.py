@@ -6,7 +6,6 @@ exception fails the test with its traceback; a truncated file never yields more 
 whole one; the command line gives one line and exit code 2 at worst."""
 import contextlib
 import io
-import json
 import os
 import random
 import shutil
