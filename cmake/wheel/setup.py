@@ -22,6 +22,8 @@ setup(
     package_data={"mspti": ["*.so", "_libs/*", "py.typed", "*.pyi"], "mspti.monitor": ["*.pyi"],
                   "vnpu": ["*.so", "py.typed", "*.pyi"], "mspti_trace": ["report_assets/*"]},
     install_requires=["numpy"],
+    # The launcher; it finds libmspti_trace.so and libmspti.so in mspti/_libs (mspti._paths).
+    entry_points={"console_scripts": ["mspti-trace = mspti_trace.cli:console_main"]},
     python_requires=">=3.8",
     distclass=BinaryDistribution,
     zip_safe=False,

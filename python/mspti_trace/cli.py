@@ -2,7 +2,8 @@
 
     mspti-trace [-o DIR] [--kinds LIST] [--format pftrace|json|sqlite] [--gzip]
                 [--delay S] [--duration S] [--capture-range NAME] [--flush-ms MS] -- PROGRAM ARGS...
-    mspti-trace merge|summary|report ARGS...
+    mspti-trace merge|summary|report|analyze ARGS...
+    mspti-trace --version
 """
 
 import argparse
@@ -10,8 +11,10 @@ import datetime
 import importlib
 import json
 import os
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -19,15 +22,40 @@ import time
 from . import text
 
 KINDS = ("kernel", "api", "hccl", "communication", "marker", "memory", "memcpy", "memset")
-SUBCOMMANDS = ("merge", "summary", "report")
+SUBCOMMANDS = ("merge", "summary", "report", "analyze")
+
+
+def _wheel_lib_dir():
+    """The wheel's mspti/_libs, where an installed wheel keeps the libraries. Found, not imported:
+    importing mspti would load libmspti into the launcher."""
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec("mspti")
+    except (ImportError, ValueError):
+        return None
+    for d in (spec.submodule_search_locations or []) if spec else []:
+        if os.path.isdir(os.path.join(d, "_libs")):
+            return os.path.join(d, "_libs")
+    return None
 
 
 def _lib_dir(explicit):
-    """Where libmspti.so and libmspti_trace.so are: given by the wrapper, else MSPTI_TRACE_LIB_DIR."""
-    for d in (explicit, os.environ.get("MSPTI_TRACE_LIB_DIR")):
+    """Where libmspti.so and libmspti_trace.so are: given by the wrapper, else MSPTI_TRACE_LIB_DIR,
+    else the installed wheel's library folder."""
+    for d in (explicit, os.environ.get("MSPTI_TRACE_LIB_DIR"), _wheel_lib_dir()):
         if d and os.path.exists(os.path.join(d, "libmspti_trace.so")):
             return d
     return None
+
+
+def _version(explicit):
+    if explicit:
+        return explicit
+    try:
+        from importlib import metadata
+        return metadata.version("mspti")
+    except Exception:  # not installed as a distribution: the source tree without the launcher
+        return "unknown"
 
 
 def _is_libmspti_name(path):
@@ -66,11 +94,11 @@ def choose_libmspti(environ, lib_dir):
     return os.path.join(lib_dir, "libmspti.so"), "bundled"
 
 
-def _parse(argv):
+def _parse(argv, version):
     p = argparse.ArgumentParser(
         prog="mspti-trace",
         description="Profile a program into a timeline (one file per process) with no code changes.",
-        epilog="subcommands: mspti-trace merge DIR -o FILE | summary DIR | report DIR -o report.html")
+        epilog="subcommands: mspti-trace merge DIR -o FILE | summary DIR | report DIR -o report.html | analyze DIR")
     p.add_argument("-o", "--output", metavar="DIR", help="output directory (default: a fresh mspti-trace-DATE-TIME)")
     p.add_argument("--kinds", default=",".join(KINDS), help="comma list of " + ",".join(KINDS) + " (default: all)")
     p.add_argument("--format", choices=("pftrace", "json", "sqlite"), default="pftrace")
@@ -79,9 +107,12 @@ def _parse(argv):
     p.add_argument("--duration", type=float, default=0.0, metavar="S", help="record for S seconds (0: to the end)")
     p.add_argument("--capture-range", metavar="NAME", help="record only inside mstx ranges named NAME")
     p.add_argument("--flush-ms", type=int, default=250, metavar="MS", help="write to disk every MS ms (default 250)")
+    p.add_argument("--force", action="store_true", help="write into an -o DIR that is not empty")
+    p.add_argument("--version", action="version", version=f"mspti-trace {version}")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
     ns = p.parse_args(argv)
-    if ns.command and ns.command[0] == "--":
+    ns.dashes = bool(ns.command) and ns.command[0] == "--"
+    if ns.dashes:
         ns.command = ns.command[1:]
     if not ns.command:
         p.error("no program given: mspti-trace [options] -- PROGRAM ARGS...")
@@ -122,6 +153,9 @@ def _subcommand(name, argv):
         return 2
     try:
         return module.main(argv)
+    except Exception as e:  # noqa: BLE001 -- no input may end in a traceback: one line, exit 2
+        print(f"mspti-trace {name}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
     finally:
         text.warn_once()
 
@@ -130,18 +164,81 @@ def _exit_code(returncode):
     return returncode if returncode >= 0 else 128 - returncode
 
 
-def run(ns, lib_dir):
+def _program_found(program):
+    """Whether PROGRAM can be started: a path to an executable file, or a name on PATH."""
+    if os.sep in program:
+        return os.path.isfile(program) and os.access(program, os.X_OK)
+    return shutil.which(program) is not None
+
+
+def _output_dir(ns):
+    """(absolute DIR, created) for this run, or raises ValueError with a one-line reason. Nothing
+    is created for a run that cannot start; an existing DIR that is not empty is refused unless
+    --force (two runs in one DIR would mix)."""
+    out = os.path.abspath(ns.output) if ns.output else os.path.abspath(_fresh_dir())
+    shown = ns.output or out
+    parent = os.path.dirname(out)
+    if not os.path.isdir(parent):
+        raise ValueError(f"-o {shown}: the folder {parent} does not exist")
+    if os.path.exists(out):
+        if not os.path.isdir(out):
+            raise ValueError(f"-o {shown}: exists and is not a directory")
+        entries = os.listdir(out)
+        if entries and not ns.force:
+            raise ValueError(f"-o {shown}: the directory is not empty ({len(entries)} entries, e.g. "
+                             f"{sorted(entries)[0]}); choose a new one, or add --force to write into it")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ValueError(f"-o {shown}: the directory is not writable")
+        return out, False
+    try:
+        os.mkdir(out)
+    except OSError as e:
+        raise ValueError(f"-o {shown}: cannot create it: {e.strerror}") from None
+    return out, True
+
+
+def _discard(out, created):
+    """Removes what this launcher made for a run that never started."""
+    try:
+        os.unlink(os.path.join(out, "meta.json"))
+        if created:
+            os.rmdir(out)
+    except OSError:
+        pass
+
+
+def _close_databases(out):
+    """After a clean exit: each SQLite trace back to a single self-contained file (rollback journal),
+    so that no -wal or -shm file is left beside it."""
+    for name in sorted(os.listdir(out)):
+        if not (name.startswith("trace.") and name.endswith(".sqlite")):
+            continue
+        try:
+            db = sqlite3.connect(os.path.join(out, name), timeout=1)  # a process still writing: leave it
+            try:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                db.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                db.close()
+        except sqlite3.Error as e:
+            print(f"mspti-trace: {name}: left in WAL mode ({e})", file=sys.stderr)
+
+
+def run(ns, lib_dir, child_python=None):
     try:
         libmspti, _ = choose_libmspti(os.environ, lib_dir)
     except ValueError as exc:
         print(f"mspti-trace: {exc}", file=sys.stderr)
         return 2
-    out = os.path.abspath(ns.output) if ns.output else os.path.abspath(_fresh_dir())
-    os.makedirs(out, exist_ok=True)
-    old = [f for f in os.listdir(out) if f.startswith("trace.")]
-    if old:
-        print(f"mspti-trace: {out} already holds {len(old)} trace file(s); files of this run are added beside them",
-              file=sys.stderr)
+    if not _program_found(ns.command[0]):
+        hint = "" if ns.dashes else f" (and not a subcommand: {', '.join(SUBCOMMANDS)})"
+        print(f"mspti-trace: {ns.command[0]}: program not found{hint}; nothing was recorded", file=sys.stderr)
+        return 127
+    try:
+        out, created = _output_dir(ns)
+    except ValueError as exc:
+        print(f"mspti-trace: {exc}", file=sys.stderr)
+        return 2
     start_ns = time.time_ns()
     fmt = "json.gz" if ns.gzip else ns.format
     env = dict(os.environ)
@@ -159,6 +256,9 @@ def run(ns, lib_dir):
         "MSPTI_TRACE_DURATION_NS": str(int(ns.duration * 1e9)),
         "MSPTI_TRACE_FLUSH_MS": str(ns.flush_ms),
     })
+    if child_python and os.path.isdir(child_python):
+        # The packages beside mspti_trace (vnpu, mspti) for Python programs: after the user's own path.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), child_python) if p)
     if ns.capture_range:
         env["MSPTI_TRACE_CAPTURE_RANGE"] = ns.capture_range
     else:
@@ -167,13 +267,19 @@ def run(ns, lib_dir):
             "options": {"kinds": ns.kinds, "format": fmt, "delay_s": ns.delay, "duration_s": ns.duration,
                         "capture_range": ns.capture_range, "flush_ms": ns.flush_ms}}
     meta_path = os.path.join(out, "meta.json")
-    with open(meta_path, "w") as f:
-        json.dump(meta, f, indent=1)
+    try:
+        with open(meta_path, "w") as f:
+            json.dump(meta, f, indent=1)
+    except OSError as e:
+        print(f"mspti-trace: cannot write {meta_path}: {e.strerror}", file=sys.stderr)
+        _discard(out, created)
+        return 2
     print(f"mspti-trace: writing to {out}", file=sys.stderr, flush=True)
     try:
         child = subprocess.Popen(ns.command, env=env)
     except OSError as e:
         print(f"mspti-trace: cannot run {ns.command[0]}: {e.strerror}", file=sys.stderr)
+        _discard(out, created)
         return 127
 
     def forward(signum, _frame):
@@ -190,6 +296,7 @@ def run(ns, lib_dir):
     meta["end_ns"] = time.time_ns()
     with open(meta_path, "w") as f:
         json.dump(meta, f, indent=1)
+    _close_databases(out)
     _end_of_run_summary(out)
     return code
 
@@ -211,14 +318,21 @@ def _end_of_run_summary(out):
         text.warn_once()
 
 
-def main(argv=None, lib_dir=None):
+def main(argv=None, lib_dir=None, version=None, child_python=None):
+    """The launcher. The generated bin/mspti-trace passes where its libraries and Python packages
+    are, and the version; the wheel's console script passes nothing (see console_main)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in SUBCOMMANDS:
         return _subcommand(argv[0], argv[1:])
-    ns = _parse(argv)
+    ns = _parse(argv, _version(version))
     found = _lib_dir(lib_dir)
     if found is None:
         print("mspti-trace: libmspti_trace.so not found (set MSPTI_TRACE_LIB_DIR to the folder holding it "
               "and libmspti.so)", file=sys.stderr)
         return 2
-    return run(ns, found)
+    return run(ns, found, child_python)
+
+
+def console_main():
+    """The wheel's `mspti-trace` command: libraries from mspti/_libs, packages from site-packages."""
+    sys.exit(main())

@@ -16,6 +16,7 @@ import os
 import statistics
 import struct
 import sys
+import zlib
 from collections import defaultdict, deque
 
 from . import pftrace_reader as pr
@@ -282,7 +283,7 @@ def main(argv):
     ns = p.parse_args(argv)
     try:
         offsets = merge(ns.dirs, ns.output, align=not ns.no_align)
-    except (NoTraceError, ValueError, OSError) as e:
+    except (NoTraceError, ValueError, OSError, EOFError, zlib.error, RecursionError) as e:  # damaged input files
         print(f"mspti-trace merge: {e}", file=sys.stderr)
         return 1
     if len(offsets) > 1:

@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import re
+import sys
 
 # Slice categories as the writer names them (docs/trace.md, "Events").
 KERNEL, MEMCPY, MEMSET = "kernel", "memcpy", "memset"
@@ -59,6 +60,7 @@ class Process:
         self.stats_unavailable = False  # final stats came, but libmspti keeps no per-kind counts
         self.filtered = 0
         self.dropped_total = None  # last value of the "dropped records" counter, when present
+        self.warnings = []        # damage met while reading (with the offset), the rest was read
 
     @property
     def label(self):
@@ -127,10 +129,17 @@ def trace_files(directory):
 def read_meta(directory):
     path = os.path.join(directory, "meta.json")
     try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            meta = json.load(f)
+    except (OSError, ValueError, RecursionError):
         return {}
+    if not isinstance(meta, dict):
+        return {}
+    if not (isinstance(meta.get("command"), list) and all(isinstance(c, str) for c in meta["command"])):
+        meta.pop("command", None)
+    if not isinstance(meta.get("host"), str):
+        meta.pop("host", None)
+    return meta
 
 
 class Run:
@@ -182,6 +191,9 @@ def load_dir(directory, fmt=None, records=True):
     for p in processes:
         if p.host is None:
             p.host = meta.get("host")
+        for w in p.warnings:  # damaged files: said once on stderr, and kept for the reports
+            print(f"mspti-trace: warning: {w}", file=sys.stderr)
+            warnings.append(w)
     return Run(processes, [directory], warnings)
 
 

@@ -4,10 +4,12 @@ Rows are named the same whatever the format: ``device D · stream S``, ``comm NA
 ``thread NAME`` (overlap lanes folded onto their track's row).
 """
 
+import json
 import operator
 import re
 import sqlite3
 import struct
+import zlib
 
 from . import pftrace_reader
 from .text import text as _text
@@ -28,27 +30,67 @@ def read(path):
         raise ValueError(f"{path}: not a trace.[rankR.]pidP.<pftrace|json|json.gz|sqlite> file")
     rank, pid, fmt = parsed
     proc = Process(path, fmt, pid, rank)
-    if fmt == "pftrace":
-        read_pftrace(path, proc)
-    elif fmt in ("json", "json.gz"):
-        read_json(path, proc)
-    else:
-        read_sqlite(path, proc)
+    try:
+        if fmt == "pftrace":
+            read_pftrace(path, proc)
+        elif fmt in ("json", "json.gz"):
+            read_json(path, proc)
+        else:
+            read_sqlite(path, proc)
+    except Exception as e:  # noqa: BLE001 -- a damaged file: keep what was read before, say why, go on
+        proc.warnings.append(f"{path}: {_why(e)}; kept what was read before the damage")
+    _sanitize(proc)
     return proc
+
+
+def _why(e):
+    text = str(e) or type(e).__name__
+    return text if isinstance(e, (ValueError, OSError)) else f"{type(e).__name__}: {text}"
+
+
+def _sanitize(proc):
+    """Drops slices whose times are not integers (a NULL or damaged row or event) and makes the
+    other fields the types the analysis expects, so that no later step fails on them."""
+    good, bad = [], 0
+    for s in proc.slices:
+        if type(s.start) is not int or type(s.end) is not int:
+            bad += 1
+            continue
+        if not isinstance(s.name, str):
+            s.name = "?" if s.name is None else str(s.name)
+        if not isinstance(s.cat, str):
+            s.cat = str(s.cat)
+        if not isinstance(s.row, str):
+            s.row = str(s.row)
+        if s.comm is not None and not isinstance(s.comm, str):
+            s.comm = str(s.comm)
+        if type(s.bytes) is not int:
+            s.bytes = 0
+        if s.bandwidth is not None and not isinstance(s.bandwidth, float):
+            s.bandwidth = None
+        good.append(s)
+    if bad:
+        proc.slices = good
+        proc.warnings.append(f"{proc.path}: {bad} record(s) without valid times left out")
+    if proc.rank is not None and type(proc.rank) is not int:
+        proc.rank = None
 
 
 def _stats(proc, args):
     """The final 'mspti-trace stats' arguments: dropped.K, produced.K, delivered.K, filtered."""
     for key, value in args.items():
+        value = _num(int, value)  # a damaged value counts as 0
+        if not isinstance(key, str):
+            continue
         if key == "filtered":
-            proc.filtered = int(value)
+            proc.filtered = value
             continue
         if key == "per_kind_stats_unavailable":  # libmspti has no msptiExtActivityGetStats
-            proc.stats_unavailable = bool(int(value))
+            proc.stats_unavailable = bool(value)
             continue
         what, _, kind = key.partition(".")
         if what in ("dropped", "produced", "delivered") and kind:
-            proc.stats.setdefault(kind, {"produced": 0, "delivered": 0, "dropped": 0})[what] = int(value)
+            proc.stats.setdefault(kind, {"produced": 0, "delivered": 0, "dropped": 0})[what] = value
 
 
 def _slice(proc, name, cat, start, end, row, args):
@@ -58,8 +100,17 @@ def _slice(proc, name, cat, start, end, row, args):
         if comm is None and row.startswith("comm "):
             comm = row[5:]
     bw = args.get("bandwidth_gbps") if cat in COLLECTIVE_CATEGORIES else None
-    proc.slices.append(Slice(name, cat, start, end, row, int(args.get("bytes", 0) or 0),
-                             float(bw) if bw is not None else None, comm))
+    proc.slices.append(Slice(name, cat, start, end, row, _num(int, args.get("bytes", 0)), _num(float, bw), comm))
+
+
+def _num(kind, v):
+    """v as int or float; None (or 0 for int) where it is missing or not a number (a damaged file)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        try:
+            return kind(v)
+        except (ValueError, OverflowError):
+            pass
+    return 0 if kind is int else None
 
 
 def _instant(proc, name, cat, args):
@@ -131,7 +182,16 @@ def _msg(buf):
 
 
 def _annotations(blobs, names):
+    """The debug annotations as a dict; a damaged one ends the list (what came before is kept)."""
     args = {}
+    try:
+        _decode_annotations(blobs, names, args)
+    except (ValueError, TypeError, IndexError, struct.error):
+        pass
+    return args
+
+
+def _decode_annotations(blobs, names, args):
     for blob in blobs:
         name = value = None
         for num, v in _msg(blob):
@@ -147,7 +207,6 @@ def _annotations(blobs, names):
                 value = _text(v)
         if name is not None:
             args[name] = value
-    return args
 
 
 _DETAILED = set(COLLECTIVE_CATEGORIES) | {MARKER, "mspti-trace"}
@@ -189,7 +248,10 @@ def _pftrace_rows(tracks):
 def read_pftrace(path, proc):
     with open(path, "rb") as f:
         data = f.read()
-    tracks, events = _scan_pftrace(data)
+    tracks, events, damage = _scan_pftrace(data)
+    if damage is not None:
+        proc.warnings.append(f"{path}: damaged at offset {damage[0]} of {len(data)} ({damage[1]}); "
+                             "read up to the last good packet")
     _pftrace_model(proc, tracks, events)
 
 
@@ -285,16 +347,19 @@ def _event_fields(data, p, te_end, st, uuids, kind, track, name, cat):
 
 
 def _scan_pftrace(data):
-    """(tracks, events) of a .pftrace in one pass over the file, by offsets into it: packets and
-    track events are never copied out, and annotations are kept as bytes for _annotations.
-    A file cut short ends at its last whole packet."""
+    """(tracks, events, damage) of a .pftrace in one pass over the file, by offsets into it:
+    packets and track events are never copied out, and annotations are kept as bytes for
+    _annotations. A file cut short ends at its last whole packet; a damaged packet ends the read
+    there, and damage is (its offset, why) (else None)."""
     tracks, events, states, uuids, seqs = {}, [], {}, {}, {}
     append = events.append
     slow = _slow_varint
     fast = _FAST_PACKET.match
     pos, end = 0, len(data)
+    start = 0  # where the packet being read starts
     try:
         while pos < end:
+            start = pos
             m = fast(data, pos)
             if m is not None:
                 # The writer's common packet, its head read by one match: the track event is the
@@ -422,14 +487,16 @@ def _scan_pftrace(data):
                             st[{2: 0, 1: 1, 3: 2}[num]][iid] = name
             if desc is not None:
                 _pftrace_tracks(desc, tracks)
-            if te < 0:
+            if te < 0 or ts is None:  # no event, or one without its time (a damaged packet)
                 continue
             kind, track, name, cat, counter, anns = _event_fields(
                 data, te, te_end, st, uuids, None, None, None, None)
             append((ts, len(events), kind, track, name, cat or "", anns, st[2], counter))
     except IndexError:
-        raise ValueError("field runs past the end of its message") from None
-    return tracks, events
+        return tracks, events, (start, "a field runs past the end of its message")
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        return tracks, events, (start, str(e) or type(e).__name__)
+    return tracks, events, None
 
 
 _first = operator.itemgetter(0)
@@ -439,7 +506,8 @@ def _pftrace_model(proc, tracks, events):
     rows = _pftrace_rows(tracks)
     for t in tracks.values():
         if t["kind"] == "process" and t["name"] and proc.rank is None and t["name"].startswith("rank "):
-            proc.rank = int(t["name"].split()[1])
+            word = t["name"].split()[1] if len(t["name"].split()) > 1 else ""
+            proc.rank = int(word) if word.isdigit() else None
     # BEGIN/END paired per track as Perfetto does: by timestamp, file order for equal ones.
     by_track = {}
     last_drop = None
@@ -472,38 +540,107 @@ def _pftrace_model(proc, tracks, events):
 
 # --- Chrome JSON ---------------------------------------------------------------------------
 
+def _inflate(raw):
+    """(text, offset of the damage or None) of a gzip stream: what inflates before a damaged block."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out, step = [], 512  # small steps: the output of the steps before a damaged one is kept
+    for i in range(0, len(raw), step):
+        try:
+            out.append(d.decompress(raw[i:i + step]))
+        except zlib.error:
+            return _text(b"".join(out)), i
+        if d.eof:
+            break
+    return _text(b"".join(out)), None
+
+
+def _salvage_json(path, proc, why):
+    """The header and the whole events before the damage of a JSON trace load_json could not
+    read (bit flips, a damaged gzip block, nesting too deep): the writer's layout is
+    {header..., "traceEvents": [event, event, ...]}."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    text, gz_damage = _inflate(raw) if path.endswith(".gz") else (_text(raw), None)
+    key = text.find('"traceEvents"')
+    doc = {}
+    if key > 0:
+        try:
+            head = json.loads(text[:key].rstrip().rstrip(",") + "}")
+            doc = head if isinstance(head, dict) else {}
+        except (ValueError, RecursionError):
+            pass
+    events, pos = [], text.find("[", key) + 1 if key >= 0 else len(text)
+    decoder = json.JSONDecoder()
+    while pos > 0:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            ev, pos = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            break
+        events.append(ev)
+    doc["traceEvents"] = events
+    where = f"compressed offset {gz_damage}" if gz_damage is not None else f"offset {max(pos, 0)}"
+    proc.warnings.append(f"{path}: damaged at {where} ({_why(why)}); read the {len(events)} whole events before it")
+    return doc
+
+
+def _dict(v):
+    return v if isinstance(v, dict) else {}
+
+
 def read_json(path, proc):
-    doc = pftrace_reader.load_json(path)
-    other = doc.get("otherData", {})
-    dist = doc.get("distributedInfo", {})
-    start_ns = int(other.get("start_ns", 0))
-    if proc.rank is None and isinstance(dist.get("rank"), int) and dist["rank"] >= 0:
+    try:
+        doc = pftrace_reader.load_json(path)
+    except (ValueError, OSError, EOFError, zlib.error, RecursionError) as e:
+        doc = None
+        why = e
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+        doc = _salvage_json(path, proc, why if doc is None else ValueError("not a trace-event object"))
+    other = _dict(doc.get("otherData"))
+    dist = _dict(doc.get("distributedInfo"))
+    start_ns = _num(int, other.get("start_ns", 0))
+    if proc.rank is None and type(dist.get("rank")) is int and dist["rank"] >= 0:
         proc.rank = dist["rank"]
-    proc.world_size = dist.get("world_size")
-    events = doc.get("traceEvents", [])
+    proc.world_size = dist.get("world_size") if type(dist.get("world_size")) is int else None
+    events = [e for e in doc.get("traceEvents", []) if isinstance(e, dict)]
     names = {}
     for e in events:
         if e.get("ph") == "M" and e.get("name") == "thread_name":
-            names[e.get("tid")] = e.get("args", {}).get("name", "")
+            names[e.get("tid")] = _dict(e.get("args")).get("name", "")
     synthetic = 1 << 30  # stream, communicator and lane tids start here; host threads are below
     last_drop = None
+    bad = 0
     for e in events:
-        ph = e.get("ph")
-        if ph == "X":
-            tid = e.get("tid")
-            name = base_row(names.get(tid, str(tid)))
-            row = name if isinstance(tid, int) and tid >= synthetic else f"thread {name}"
-            start = start_ns + round(e["ts"] * 1000)
-            end = start + round(e.get("dur", 0) * 1000)
-            _slice(proc, e.get("name"), e.get("cat", ""), start, end, row, e.get("args", {}))
-        elif ph in ("i", "I"):
-            _instant(proc, e.get("name"), e.get("cat", ""), e.get("args", {}))
-        elif ph == "C" and e.get("name") == "dropped records":
-            ts = e.get("ts", 0)
-            if last_drop is None or ts >= last_drop[0]:
-                last_drop = (ts, e.get("args", {}).get("total", 0))
+        try:
+            last_drop = _json_event(proc, e, names, start_ns, synthetic, last_drop)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError):
+            bad += 1  # a damaged event: skipped
+    if bad:
+        proc.warnings.append(f"{path}: {bad} damaged event(s) skipped")
     if last_drop is not None:
-        proc.dropped_total = int(last_drop[1])
+        proc.dropped_total = _num(int, last_drop[1])
+
+
+def _json_event(proc, e, names, start_ns, synthetic, last_drop):
+    """Adds one trace event to proc; returns the latest 'dropped records' counter point."""
+    ph = e.get("ph")
+    if ph == "X":
+        tid = e.get("tid")
+        name = base_row(names.get(tid, str(tid)))
+        row = name if isinstance(tid, int) and tid >= synthetic else f"thread {name}"
+        start = start_ns + round(e["ts"] * 1000)
+        end = start + round(e.get("dur", 0) * 1000)
+        _slice(proc, e.get("name"), e.get("cat", ""), start, end, row, e.get("args", {}))
+    elif ph in ("i", "I"):
+        _instant(proc, e.get("name"), e.get("cat", ""), e.get("args", {}))
+    elif ph == "C" and e.get("name") == "dropped records":
+        ts = e.get("ts", 0)
+        if last_drop is None or ts >= last_drop[0]:
+            last_drop = (ts, e.get("args", {}).get("total", 0))
+    return last_drop
 
 
 # --- SQLite --------------------------------------------------------------------------------
@@ -513,10 +650,48 @@ def _stream_row(device, stream):
     return f"device {device} \u00b7 stream {s}"
 
 
+class _Rows:
+    """The rows of one query, up to the first damaged page or row: the error becomes a warning
+    (with the table and how many rows were read) and the rows before it are kept."""
+
+    def __init__(self, safe, sql):
+        self._safe, self._sql = safe, sql
+
+    def __iter__(self):
+        n = 0
+        try:
+            for row in self._safe.db.execute(self._sql):
+                yield row
+                n += 1
+        except sqlite3.DatabaseError as e:
+            m = re.search(r"\bFROM (\w+)", self._sql)
+            self._safe.damaged(m.group(1) if m else "?", n, e)
+
+    def fetchone(self):
+        return next(iter(self), None) or (0,)
+
+
+class _SafeDb:
+    """A connection whose queries read up to the damage (see _Rows)."""
+
+    def __init__(self, db, proc):
+        self.db, self._proc, self._seen = db, proc, set()
+
+    def execute(self, sql):
+        return _Rows(self, sql)
+
+    def damaged(self, table, rows, error):
+        """One warning per distinct error (a damaged header fails every table alike)."""
+        if str(error) not in self._seen:
+            self._seen.add(str(error))
+            self._proc.warnings.append(f"{self._proc.path}: table {table} damaged after row {rows} ({error}); "
+                                       "read the rows before it")
+
+
 def read_sqlite(path, proc):
     db = pftrace_reader.open_sqlite(path)
     try:
-        _read_sqlite(db, proc)
+        _read_sqlite(_SafeDb(db, proc), proc)
     except sqlite3.DatabaseError as e:
         raise ValueError(f"{path}: {e}") from e
     finally:
@@ -525,10 +700,10 @@ def read_sqlite(path, proc):
 
 def _read_sqlite(db, proc):
     meta = dict(db.execute("SELECT key, value FROM meta"))
-    if proc.rank is None and meta.get("rank", "") not in ("", "-1"):
+    if proc.rank is None and str(meta.get("rank", "")).isdigit():
         proc.rank = int(meta["rank"])
-    proc.host = meta.get("host") or None
-    if meta.get("world_size") not in (None, ""):
+    proc.host = meta.get("host") if isinstance(meta.get("host"), str) and meta.get("host") else None
+    if str(meta.get("world_size", "")).isdigit():
         proc.world_size = int(meta["world_size"])
     strings = dict(db.execute("SELECT id, value FROM strings"))
     add = proc.slices.append

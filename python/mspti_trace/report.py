@@ -4,7 +4,8 @@ script and style inline, a Content-Security-Policy that forbids loading anything
 - a zoomable timeline overview, one row per rank and stream (and communicator),
 - a stacked bar per rank of kernel, communication, copy and idle time,
 - the top kernels by total time,
-- collective bandwidth per rank, outliers marked,
+- the verdict of ``mspti-trace analyze`` (slow rank, its phase, slow links),
+- collective bandwidth per rank, the slow rank and slow links badged,
 - the records dropped per process.
 
 The page checks itself once drawn and writes the result into ``#selfcheck`` (``data-status``
@@ -18,12 +19,12 @@ import os
 import statistics
 import sys
 
+from . import findings
 from .model import COLLECTIVE_CATEGORIES, DEVICE_CATEGORIES, KERNEL, MARKER, NoTraceError, load_dir, read_meta
 from .summary import scope_tables
 
 TIMELINE_CATS = DEVICE_CATEGORIES + COLLECTIVE_CATEGORIES + (MARKER,)
 MAX_SLICES_PER_ROW = 20000   # beyond this a row's slices are coalesced into busy blocks
-OUTLIER = 0.15               # bandwidth this far from the ranks' median is marked
 
 
 def _union(intervals):
@@ -120,8 +121,12 @@ def timeline_data(run):
     return {"t0": lo, "span": (hi - lo) if hi is not None else 0, "names": names, "cats": cats, "rows": rows}
 
 
-def bandwidth_data(run):
-    """Per collective (HCCL records, else COMMUNICATION records): GB/s and avg time per rank."""
+def bandwidth_data(run, findings=None):
+    """Per collective (HCCL records, else COMMUNICATION records): GB/s and avg time per rank.
+    Badges come from the waiting analysis (findings): a late rank's own collectives are short,
+    so bandwidth alone would badge the waiting ranks slow and the late one fast."""
+    slow_rank = ((findings or {}).get("slow_rank") or {}).get("rank")
+    slow_links = {r["rank"] for r in (findings or {}).get("slow_links", ())}
     out = []
     cat = "hccl" if any(s.cat == "hccl" for p in run.processes for s in p.slices) else "communication"
     names = sorted({s.name for p in run.processes for s in p.slices if s.cat == cat})
@@ -137,14 +142,16 @@ def bandwidth_data(run):
                           "avg_ns": t / len(mine)})
         med = statistics.median(r["gbps"] for r in ranks) if ranks else 0.0
         for r in ranks:
-            r["flag"] = ("slow" if r["gbps"] < (1 - OUTLIER) * med else
-                         "fast" if r["gbps"] > (1 + OUTLIER) * med else "")
+            tags = (["slow rank"] if r["label"] == slow_rank else []) + (["slow link"] if r["label"] in slow_links else [])
+            r["flag"] = "slow" if tags else ""
+            r["tag"] = " \u00b7 ".join(tags)
         out.append({"name": name, "kind": cat, "median": med, "ranks": ranks})
     return out
 
 
 def build(directory):
     run = load_dir(directory)
+    found = findings.analyze(run)
     meta = read_meta(directory)
     all_tables = scope_tables(run.processes)
     top = all_tables["kernels"][:15]
@@ -158,8 +165,33 @@ def build(directory):
             "timeline": timeline_data(run), "busy": busy_breakdown(run),
             "top": [{"name": r["name"], "count": r["count"], "total": r["total_ns"], "avg": r["avg_ns"],
                      "percent": r["percent"]} for r in top],
-            "bandwidth": bandwidth_data(run), "drops": drops, "warnings": run.warnings}
+            "bandwidth": bandwidth_data(run, found), "drops": drops, "warnings": run.warnings,
+            "verdict": found["verdict"], "slow_rank": (found["slow_rank"] or {}).get("rank"), "phase": found["phase"],
+            "slow_links": [r["rank"] for r in found["slow_links"]], "steps": step_bars(found),
+            "step_name": found["step"], "heat": found["wait_matrix"]}
     return run, data
+
+
+STEP_PARTS = ("compute", "overlap", "exposed_communication", "host_only", "idle_other")
+
+
+def step_bars(found):
+    """Per rank, the mean step split into parts that add up to the step: compute alone, compute
+    overlapped by communication, exposed communication, host-only time, and the rest of the idle
+    time (the device and the host both waiting, e.g. on a copy)."""
+    per = {}
+    for r in found["steps"]:
+        per.setdefault(r["rank"], []).append(r)
+    out = []
+    for label, rows in per.items():
+        n = len(rows)
+        mean = {k: sum(r[k] for r in rows) / n for k in ("duration", "compute", "overlap", "exposed_communication",
+                                                         "idle", "host_only")}
+        out.append({"label": label, "steps": n, "duration": mean["duration"],
+                    "compute": mean["compute"] - mean["overlap"], "overlap": mean["overlap"],
+                    "exposed_communication": mean["exposed_communication"], "host_only": mean["host_only"],
+                    "idle_other": max(mean["idle"] - mean["host_only"], 0)})
+    return out
 
 
 def _asset(name):
@@ -183,22 +215,31 @@ def render(data):
 <header><h1>mspti-trace report <span class="hint">{esc(data['title'])}</span></h1>
 <div class="sub">{data['processes']} process(es) &middot; {esc(data['format'])} files &middot; host {esc(str(data['host'] or '?'))} &middot; {esc(cmd)}</div>{warn}</header>
 <main>
+<section class="wide" id="verdict-section"><h2>Verdict <span class="hint">as <code>mspti-trace analyze</code> finds it</span></h2>
+<p id="verdict">{esc(data['verdict'])}</p></section>
 <section class="wide" id="timeline-section"><h2>Timeline <span class="hint">wheel: zoom &middot; drag: pan &middot; double-click: reset &middot; * rows coalesced</span>
 <span class="tools"><button id="zin">+</button><button id="zout">&minus;</button><button id="zreset">reset</button></span></h2>
 <div id="tlwrap"><canvas id="timeline"></canvas><div id="tip"></div></div>
 <div class="legend"><span><i style="background:var(--kernel)"></i>kernel</span><span><i style="background:var(--comm)"></i>collective</span>
 <span><i style="background:var(--copy)"></i>memcpy</span><span><i style="background:var(--memset)"></i>memset</span>
 <span><i style="background:var(--marker)"></i>mstx range</span></div></section>
+<section id="steps-section"><h2>Step breakdown per rank <span class="hint">mean per step{(" of &lsquo;" + esc(data['step_name']) + "&rsquo;") if data['step_name'] else " (the whole run)"}</span></h2>
+<div id="stepbars"></div>
+<div class="legend"><span><i style="background:var(--kernel)"></i>compute</span><span><i style="background:var(--copy)"></i>compute + comm overlap</span>
+<span><i style="background:var(--comm)"></i>exposed communication</span><span><i style="background:var(--marker)"></i>host only</span><span><i style="background:var(--idle)"></i>other idle</span></div></section>
+<section id="heat-section"><h2>Waits at collectives <span class="hint">rank &times; collective instance; darker: longer wait; outlined: the last to arrive</span></h2>
+<div id="heat"></div></section>
 <section id="busy-section"><h2>Device time per rank <span class="hint">over the run's device window</span></h2>
 <div id="bars"></div>
 <div class="legend"><span><i style="background:var(--kernel)"></i>kernel</span><span><i style="background:var(--comm)"></i>communication</span>
 <span><i style="background:var(--copy)"></i>copy / memset</span><span><i style="background:var(--idle)"></i>idle</span></div></section>
 <section id="top-section"><h2>Top kernels <span class="hint">all ranks, by total time</span></h2>
 <table id="topk"><thead><tr><th>kernel</th><th>calls</th><th>total</th><th>avg</th><th>%</th></tr></thead><tbody></tbody></table></section>
-<section id="bw-section"><h2>Collective bandwidth per rank <span class="hint">dashed: median; &plusmn;{int(OUTLIER * 100)}% marked</span></h2>
+<section id="bw-section"><h2>Collective bandwidth per rank <span class="hint">dashed: median</span></h2>
 <div id="bwlist"></div>
-<p class="hint">A rank that reaches a collective late makes the others wait: its own time is the shortest
-(&ldquo;fast&rdquo;), the ranks that waited look slow. A rank slow alone is a slow link or device.</p></section>
+<p class="hint">A rank that reaches a collective late makes the others wait: its own time is the shortest,
+the ranks that waited look slow. So the badges come from the waits: &ldquo;slow rank&rdquo; is the rank the others
+wait for, &ldquo;slow link&rdquo; a rank whose transit after the last arrival is far longer than the others'.</p></section>
 <section id="drop-section"><h2>Records dropped</h2>
 <table id="drops"><thead><tr><th>process</th><th>pid</th><th>dropped</th><th>by kind</th><th>filtered</th><th>final stats</th></tr></thead><tbody></tbody></table></section>
 </main>

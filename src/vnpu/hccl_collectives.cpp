@@ -14,6 +14,7 @@
 
 #include "acl/acl.h"
 #include "export.h"
+#include "fault.h"
 #include "hccl/hccl.h"
 #include "hccl_agreement.h"
 #include "hccl_comm.h"
@@ -221,6 +222,7 @@ HcclResult enqueue(const std::shared_ptr<Communicator> &comm, aclrtStream stream
         const uint64_t start = profiler::now_ns();
         t_why.clear();
         const HcclResult rc = body(*comm);
+        fault::after_collective();
         profiler::collective_executed(tag, start, profiler::now_ns());
         if (rc != HCCL_SUCCESS) {
             std::string why = t_why.empty()

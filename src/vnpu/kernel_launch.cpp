@@ -8,6 +8,7 @@
 
 #include "acl/acl.h"
 #include "export.h"
+#include "fault.h"
 #include "memory_registry.h"
 #include "profiler_hooks.h"
 #include "runtime.h"
@@ -58,6 +59,7 @@ aclError launch(aclrtFuncHandle func_handle, uint32_t num_blocks, aclrtStream st
     uint64_t seq = target->enqueue([call = std::move(call), tag, info] {
         const uint64_t start = profiler::now_ns();
         call->run();
+        fault::after_kernel();
         profiler::kernel_executed(tag, info, start, profiler::now_ns());
     });
     return seq != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;

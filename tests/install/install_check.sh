@@ -147,6 +147,18 @@ else
 fi
 # The launcher finds its package and libraries relative to itself.
 "$prefix/bin/mspti-trace" --help >/dev/null || fail "mspti-trace --help"
+"$prefix/bin/mspti-trace" --version | grep -x "mspti-trace $(pkg-config --modversion mspti)" >/dev/null \
+  || fail "mspti-trace --version"
+step "mspti-trace: the README's trace commands as written, build/bin/mspti-trace being the installed launcher"
+mkdir "$tmp/readme"
+ln -s "$source_dir/samples" "$tmp/readme/samples"
+"$python" "$source_dir/tests/trace/readme_commands.py" "$source_dir/README.md" >"$tmp/readme_commands"
+[ -s "$tmp/readme_commands" ] || fail "no mspti-trace commands in README.md"
+while IFS= read -r line; do
+  (cd "$tmp/readme" && PATH="/usr/bin:$PATH" bash -c "${line//build\/bin\/mspti-trace/$prefix/bin/mspti-trace}") \
+    >"$tmp/readme.log" 2>&1 || { tail -20 "$tmp/readme.log" >&2; fail "README: $line"; }
+done <"$tmp/readme_commands"
+[ -e "$tmp/readme/report.html" ] || fail "README: no report.html"
 # Sourcing set_env.sh makes the prefix a CANN toolkit for CANN-style builds.
 (source "$prefix/lib/mspti/vnpu/set_env.sh" && [ "$ASCEND_HOME_PATH" = "$prefix/lib/mspti/vnpu" ] \
   && [ -e "$ASCEND_HOME_PATH/python/site-packages/vnpu/__init__.py" ]) || fail "set_env.sh"
@@ -190,6 +202,12 @@ print('wheel ok')
 out="$(cd "$tmp" && "$tmp/venv/bin/python" "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py")" \
   || fail "python sample from the wheel failed"
 echo "$out" | grep "\[RANGE\] sourceKind: [A-Z_]*HOST, .*name: 'mstx_matmul'" >/dev/null || fail "python sample from the wheel: $out"
+# The wheel's mspti-trace command finds its libraries in mspti/_libs.
+"$tmp/venv/bin/mspti-trace" --version >/dev/null || fail "the wheel has no mspti-trace command"
+(cd "$tmp" && TRAIN_STEPS=2 "$tmp/venv/bin/mspti-trace" -o "$tmp/wheel_trace" -- "$tmp/venv/bin/python" -m vnpu.run \
+   --nproc_per_node 2 "$source_dir/samples/python_trace/train.py" >"$tmp/wheel_trace.log" 2>&1) \
+  || { tail -20 "$tmp/wheel_trace.log" >&2; fail "mspti-trace from the wheel"; }
+[ "$(ls "$tmp/wheel_trace"/trace.rank*.pftrace | wc -l)" = 2 ] || fail "mspti-trace from the wheel: not one trace per rank"
 if "$python" -c "import mypy" 2>/dev/null; then  # the wheel's stubs, as a venv's site-packages
   (cd "$tmp" && "$python" -m mypy --strict --cache-dir "$tmp/mypy_wheel" --python-executable "$tmp/venv/bin/python" \
      "$source_dir/samples/python_mstx_monitor/python_mstx_monitor.py") || fail "mypy --strict against the wheel"

@@ -2,7 +2,7 @@
 // iterations of aclnnAdd kernels (and an all-reduce when WORLD_SIZE > 1) inside mstx ranges.
 //
 //   trace_workload [--warmup W] [--iters N] [--kernels K] [--hold] [--loop] [--own-client]
-//   trace_workload --mix [--iters N] [--layers L] [--width D]
+//   trace_workload --mix|--train [--iters N] [--layers L] [--width D]
 //
 // Ranks come from vnpu.run's environment (RANK, WORLD_SIZE, LOCAL_RANK, VNPU_HCCL_ROOT_INFO).
 // --hold: after the work, print "READY <pid>" and wait for stdin to close. --loop: after the work,
@@ -141,11 +141,57 @@ long run_mix(int steps, int layers, int64_t width, HcclComm comm, aclrtStream st
     return kernels;
 }
 
+// The training loop (--train): per step, mstx ranges "step" > "data" (a host-to-device copy of the
+// batch, waited for), "compute" (matmul and add per layer), "sync" (the all-reduce of the
+// gradients, waited for). The analysis tests slow one rank with VNPU_FAULT_* and check that
+// `mspti-trace analyze` names that rank, phase or link.
+long run_train(int steps, int layers, int64_t width, HcclComm comm, aclrtStream stream) {
+    constexpr int64_t kBatch = 64;
+    const size_t act_bytes = static_cast<size_t>(kBatch * width) * sizeof(float);
+    const size_t w_bytes = static_cast<size_t>(width * width) * sizeof(float);
+    std::vector<float> host_act(static_cast<size_t>(kBatch * width), 0.01f);
+    std::vector<float> host_w(static_cast<size_t>(width * width), 0.001f);
+    void *x = device_buffer(act_bytes, host_act), *y = device_buffer(act_bytes, host_act);
+    void *w = device_buffer(w_bytes, host_w);
+    aclTensor *tx = make_2d(x, kBatch, width), *ty = make_2d(y, kBatch, width), *tw = make_2d(w, width, width);
+    float one = 1.0f;
+    aclScalar *alpha = aclCreateScalar(&one, ACL_FLOAT);
+    long kernels = 0;
+    for (int step = 0; step < steps; ++step) {
+        mstxRangeId sid = mstxRangeStartA("step", nullptr);
+        mstxRangeId id = mstxRangeStartA("data", nullptr);
+        CHECK(aclrtMemcpyAsync(x, act_bytes, host_act.data(), act_bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream));
+        CHECK(aclrtSynchronizeStream(stream));
+        mstxRangeEnd(id);
+        id = mstxRangeStartA("compute", nullptr);
+        for (int l = 0; l < layers; ++l) {
+            uint64_t ws = 0;
+            aclOpExecutor *ex = nullptr;
+            CHECK(aclnnMatmulGetWorkspaceSize(tx, tw, ty, 0, &ws, &ex));
+            CHECK(aclnnMatmul(nullptr, 0, ex, stream));
+            CHECK(aclnnAddGetWorkspaceSize(ty, tx, alpha, tx, &ws, &ex));
+            CHECK(aclnnAdd(nullptr, 0, ex, stream));
+            kernels += 2;
+        }
+        mstxRangeEnd(id);
+        id = mstxRangeStartA("sync", nullptr);
+        if (comm != nullptr)
+            CHECK(HcclAllReduce(w, w, width * width, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream));
+        CHECK(aclrtSynchronizeStream(stream));
+        mstxRangeEnd(id);
+        mstxRangeEnd(sid);
+    }
+    for (aclTensor *t : {tx, ty, tw}) aclDestroyTensor(t);
+    aclDestroyScalar(alpha);
+    for (void *p : {x, y, w}) CHECK(aclrtFree(p));
+    return kernels;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     int warmup = 1, iters = 3, kernels = 4;
-    bool hold = false, loop = false, own = false, phase2 = false, mix = false;
+    bool hold = false, loop = false, own = false, phase2 = false, mix = false, train = false;
     int layers = 8;
     int64_t width = 256;
     for (int i = 1; i < argc; ++i) {
@@ -166,6 +212,8 @@ int main(int argc, char **argv) {
             phase2 = true;
         else if (a == "--mix")
             mix = true;
+        else if (a == "--train")
+            train = true;
         else if (a == "--layers" && i + 1 < argc)
             layers = std::atoi(argv[++i]);
         else if (a == "--width" && i + 1 < argc)
@@ -201,14 +249,15 @@ int main(int argc, char **argv) {
         CHECK(HcclCommInitRootInfo(static_cast<uint32_t>(world), &info, static_cast<uint32_t>(rank), &comm));
     }
 
-    if (mix) {
+    if (mix || train) {
         HcclComm one = nullptr;
         if (comm == nullptr) {
             int32_t dev = local;
             CHECK(HcclCommInitAll(1, &dev, &one));
         }
-        long k = run_mix(iters, layers, width, comm != nullptr ? comm : one, stream);
-        std::printf("workload: rank %d mix kernels %ld collectives %d ranges %d\n", rank, k, iters, iters);
+        long k = (mix ? run_mix : run_train)(iters, layers, width, comm != nullptr ? comm : one, stream);
+        std::printf("workload: rank %d %s kernels %ld collectives %d steps %d\n", rank, mix ? "mix" : "train", k, iters,
+                    iters);
         if (one != nullptr) CHECK(HcclCommDestroy(one));
         if (comm != nullptr) CHECK(HcclCommDestroy(comm));
         CHECK(aclrtDestroyStream(stream));

@@ -120,13 +120,13 @@ def trace_rule(build, python, base, ours, other, missing, not_mspti):
                           ({"MSPTI_LIBRARY": other}, [os.path.join(lib_dir, "libmspti_trace.so"), other]),
                           ({"MSPTI_LIBRARY": other, "LD_PRELOAD": ours},
                            [os.path.join(lib_dir, "libmspti_trace.so"), ours])):
-        proc = subprocess.run([tool, "-o", out, "--"] + show, env=dict(base, **env), stdout=subprocess.PIPE,
+        proc = subprocess.run([tool, "-o", out, "--force", "--"] + show, env=dict(base, **env), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, timeout=240)
         line = next((x for x in proc.stdout.splitlines() if x.startswith("LD_PRELOAD=")), "")
         got = [os.path.realpath(p) for p in line[len("LD_PRELOAD="):].split()]
         check(proc.returncode == 0 and got == [os.path.realpath(p) for p in expected],
               f"trace: with {env}: the program's LD_PRELOAD is {expected} (got {got})")
-    proc = subprocess.run([tool, "-o", out, "--"] + show, env=dict(base, MSPTI_LIBRARY=missing),
+    proc = subprocess.run([tool, "-o", out, "--force", "--"] + show, env=dict(base, MSPTI_LIBRARY=missing),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=240)
     check(proc.returncode == 2 and f"MSPTI_LIBRARY={missing}: no such file" in proc.stderr and not proc.stdout,
           f"trace: mspti-trace with a missing MSPTI_LIBRARY exits 2 naming it: {proc.stderr.strip()!r}")

@@ -147,6 +147,39 @@ for (const b of D.busy) {
                  el("div", {class: "num"}, `kernel ${(100 * b.kernel / w).toFixed(1)}% \u00b7 comm ${(100 * b.comm / w).toFixed(1)}% \u00b7 idle ${(100 * b.idle / w).toFixed(1)}%`)));
 }
 
+// ---- step breakdown per rank ----
+const stepbars = document.getElementById("stepbars");
+const longest = Math.max(1, ...D.steps.map(b => b.duration));
+for (const b of D.steps) {
+  const bar = el("div", {class: "bar", style: `width:${(100 * b.duration / longest).toFixed(2)}%`});
+  for (const [key, v] of [["compute", "--kernel"], ["overlap", "--copy"], ["exposed_communication", "--comm"],
+                          ["host_only", "--marker"], ["idle_other", "--idle"]])
+    bar.append(el("span", {class: "seg", style: `width:${(100 * b[key] / Math.max(b.duration, 1)).toFixed(3)}%;background:var(${v})`,
+                           title: `${key.replace("_", " ")}: ${fmtNs(b[key])}`}));
+  stepbars.append(el("div", {class: "brow stepbar"}, el("div", {}, b.label), bar,
+                     el("div", {class: "num"}, `${b.steps} step(s) · ${fmtNs(b.duration)} · host only ${fmtNs(b.host_only)}`)));
+}
+
+// ---- wait heatmap: rank x collective instance ----
+const heat = document.getElementById("heat"), H = D.heat;
+let heatCells = 0;
+if (H.columns.length) {
+  const maxWait = Math.max(1, ...H.columns.flatMap(c => c.waits.filter(w => w !== null)));
+  const grid = el("div", {class: "heatgrid", style: `grid-template-columns:90px repeat(${H.columns.length}, minmax(3px, 1fr))`});
+  H.ranks.forEach((label, i) => {
+    grid.append(el("div", {class: "hlabel"}, label));
+    for (const c of H.columns) {
+      const w = c.waits[i], late = c.late === label;
+      const a = w === null ? 0 : Math.sqrt(w / maxWait);
+      grid.append(el("div", {class: "hcell" + (late ? " late" : ""), style: `background:rgba(192,57,43,${a.toFixed(3)})`,
+                             title: `${label} · ${c.name} #${c.index} on ${c.comm}: ` +
+                                    (w === null ? "not a member" : late ? "last to arrive" : `waited ${fmtNs(w)}`)}));
+      heatCells++;
+    }
+  });
+  heat.append(grid);
+} else heat.append(el("p", {class: "hint"}, "no collective across ranks"));
+
 // ---- top kernels ----
 const tbody = document.querySelector("#topk tbody"), maxTotal = D.top.length ? D.top[0].total : 1;
 for (const r of D.top)
@@ -164,7 +197,7 @@ for (const c of D.bandwidth) {
     const track = el("div", {class: "bwtrack"}, el("div", {class: "bwbar " + r.flag, style: `width:${(100 * r.gbps / max).toFixed(2)}%`}),
                      el("div", {class: "med", style: `left:${(100 * c.median / max).toFixed(2)}%`}));
     const label = el("div", {}, r.label);
-    if (r.flag) label.append(el("span", {class: "tag " + r.flag}, r.flag === "slow" ? "slow" : "fast"));
+    if (r.flag) label.append(el("span", {class: "tag " + r.flag}, r.tag || r.flag));
     box.append(el("div", {class: "bw"}, label, track,
                   el("div", {class: "num"}, `${gbps(r.gbps)} \u00b7 ${r.count}\u00d7 ${fmtNs(r.avg_ns)}`)));
   }
@@ -191,9 +224,11 @@ const check = {
   rows: TL.rows.length, rowsDrawn, slicesDrawn, zoomOk, bars: bars.querySelectorAll(".bar").length,
   ranks: D.busy.length, topKernels: tbody.querySelectorAll("tr").length,
   collectives: bw.querySelectorAll(".coll").length, bandwidthBars: bw.querySelectorAll(".bwbar").length,
-  errors
+  stepBars: stepbars.querySelectorAll(".bar").length, heatCells,
+  verdict: document.getElementById("verdict").textContent, errors
 };
 const ok = errors.length === 0 && zoomOk && check.rowsDrawn === check.rows && check.bars === check.ranks &&
+           check.stepBars === D.steps.length && heatCells === H.ranks.length * H.columns.length &&
            (check.rows === 0 || check.slicesDrawn > 0);
 const sc = document.getElementById("selfcheck");
 sc.dataset.status = ok ? "ok" : "fail";

@@ -8,6 +8,7 @@
 #include "core/marker_names.h"
 #include "mstx/marker_domains.h"
 #include "mstx/open_ranges.h"
+#include "mstx/phase_fault.h"
 
 namespace mspti::mstx {
 namespace {
@@ -160,8 +161,9 @@ void mark(const char *message, aclrtStream stream) {
 }
 
 mstxRangeId range_start(const char *message, aclrtStream stream) {
-    if (!default_domain_enabled()) return 0;
-    return start_in(kDefaultDomain, message, stream, "mstxRangeStartA");
+    const mstxRangeId id = default_domain_enabled() ? start_in(kDefaultDomain, message, stream, "mstxRangeStartA") : 0;
+    phase_fault(message);
+    return id;
 }
 
 void range_end(mstxRangeId id) { end_range(id, ActivityEngine::enabled(kMarker) && default_domain_enabled()); }
@@ -190,9 +192,13 @@ void domain_mark(mstxDomainHandle_t domain, const char *message, aclrtStream str
 }
 
 mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, aclrtStream stream) {
-    if (!ActivityEngine::enabled(kMarker)) return 0;
-    mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainRangeStartA");
-    return d != nullptr ? start_in(d->name, message, stream, "mstxDomainRangeStartA") : 0;
+    mstxRangeId id = 0;
+    if (ActivityEngine::enabled(kMarker)) {
+        mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainRangeStartA");
+        if (d != nullptr) id = start_in(d->name, message, stream, "mstxDomainRangeStartA");
+    }
+    phase_fault(message);
+    return id;
 }
 
 void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id) {
