@@ -7,7 +7,8 @@
  *   schema.i lists their directors and ignores. SWIG does not follow #include, hence the %includes.
  * - The std::function overloads are C++ conveniences: ignored (callables are wrapped into
  *   directors by each language's package instead).
- * - DeliveryThreadHooks / CallbackErrorReported are for the binding's own glue, not for users.
+ * - The binding glue (DeliveryThreadHooks, CallbackErrorReported) is in src/monitor/binding/monitor_binding.h,
+ *   which SWIG does not see.
  */
 
 %{
@@ -27,10 +28,6 @@
 
 %ignore mspti::MstxMonitor::start(std::function<void(const MarkerData &)>, std::function<void(const RangeMarkerData &)>);
 
-%ignore mspti::DeliveryThreadHooks;
-%ignore mspti::set_delivery_thread_hooks;
-%ignore mspti::free_kept_buffer;
-%ignore mspti::CallbackErrorReported;
 %ignore mspti::detail::MonitorCore;
 %ignore mspti::RecordBatch::data;
 

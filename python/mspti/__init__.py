@@ -15,7 +15,6 @@ already there (``LD_PRELOAD=libmspti.so``, which HCCL data needs); ``MSPTI_LIBRA
 (docs/install.md, "Which libmspti.so is used": msPTI's own library works too).
 """
 
-import ctypes as _ctypes
 
 from . import _loader
 from ._loader import native as _native  # noqa: F401  (loads libmspti and the extension)
@@ -40,15 +39,7 @@ RangeCallback = _native.RangeCallback
 BatchCallback = _native.BatchCallback
 
 
-def _library_version():
-    get = getattr(_loader.LIBMSPTI, "msptiExtGetVersionString", None)
-    if get is None:  # msPTI's own library (said once by _loader)
-        return "unknown"
-    get.restype = _ctypes.c_char_p
-    return get().decode()
-
-
-__version__ = _library_version()  # libmspti.so's version (major.minor.patch), where it says; the package ships with it
+__version__ = _native.libmspti_version() or "unknown"  # libmspti.so's version (major.minor.patch), where it says; the package ships with it
 
 __all__ = [*_MONITORS, "MstxMonitor", *_RECORDS, "MsptiResult", "MsptiActivityKind",
            "MsptiCommunicationDataType", "MsptiActivityFlag", "MsptiActivitySourceKind"]

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "mspti/common/error.h"
-#include "mspti/monitor.h"
+#include "common/diagnostics.h"
+#include "monitor_binding.h"  // the user API and what the bindings need
 
 
 namespace mspti::detail {
@@ -40,7 +40,5 @@ bool report_discarded(int kind, uint64_t count);
 /** Whether libmspti.so has msptiExtActivityReportDiscarded. */
 bool reports_discarded();
 
-/** Name of a result code, e.g. "MSPTI_ERROR_INVALID_PARAMETER". */
-using mspti::result_name;
 
 }  // namespace mspti::detail

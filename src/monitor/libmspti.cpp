@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "common/diagnostics.h"
+#include "mspti/monitor.h"
+
 namespace mspti::detail {
 namespace {
 
@@ -164,6 +167,8 @@ Libmspti resolve() {
     bind(handle, "msptiActivityDisableMarkerDomain", &lib.disable_marker_domain);
     bind(handle, "msptiExtActivityGetNumDroppedRecords", &lib.ext_dropped);
     bind(handle, "msptiExtActivityReportDiscarded", &lib.ext_report_discarded);
+    bind(handle, "msptiExtResultString", &lib.ext_result_string);
+    bind(handle, "msptiExtGetVersionString", &lib.ext_version);
     const bool core = lib.register_callbacks && lib.subscribe && lib.unsubscribe && lib.enable && lib.disable &&
                       lib.flush_all && lib.flush_period && lib.get_next_record && lib.enable_marker_domain &&
                       lib.disable_marker_domain;
@@ -193,4 +198,19 @@ const Libmspti &libmspti() {
     return *lib;
 }
 
+const char *result_text(int code) {
+    const Libmspti &lib = libmspti();
+    if (lib.ext_result_string != nullptr) return lib.ext_result_string(static_cast<msptiResult>(code));
+    return mspti::result_name(code);  // msPTI's library names no results
+}
+
 }  // namespace mspti::detail
+
+namespace mspti {
+
+std::string libmspti_version() {
+    const detail::Libmspti &lib = detail::libmspti();
+    return lib.ext_version != nullptr ? lib.ext_version() : "";
+}
+
+}  // namespace mspti

@@ -30,6 +30,8 @@ struct Libmspti {
     decltype(&msptiActivityDisableMarkerDomain) disable_marker_domain = nullptr;
     decltype(&msptiExtActivityGetNumDroppedRecords) ext_dropped = nullptr;
     decltype(&msptiExtActivityReportDiscarded) ext_report_discarded = nullptr;
+    decltype(&msptiExtResultString) ext_result_string = nullptr;
+    decltype(&msptiExtGetVersionString) ext_version = nullptr;
 };
 
 /**
@@ -37,5 +39,11 @@ struct Libmspti {
  * extensions, one line on stderr says what is unavailable.
  */
 const Libmspti &libmspti();
+
+/**
+ * The name of a result code ("MSPTI_ERROR_INVALID_PARAMETER"): the chosen library's
+ * msptiExtResultString, or the shared table (common/diagnostics.h) where the library lacks it.
+ */
+const char *result_text(int code);
 
 }  // namespace mspti::detail

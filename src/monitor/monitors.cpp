@@ -136,7 +136,7 @@ MsptiResult domain_call(const std::string &name, const char *method, bool enable
     msptiResult r = (enable ? lib.enable_marker_domain : lib.disable_marker_domain)(name.c_str());
     if (r != MSPTI_SUCCESS)
         return fail(static_cast<MsptiResult>(r), "MstxMonitor.%s(\"%s\"): msPTI returned %d (%s)", method, name.c_str(),
-                    static_cast<int>(r), detail::result_name(r));
+                    static_cast<int>(r), detail::result_text(r));
     return MsptiResult::MSPTI_SUCCESS;
 }
 }  // namespace

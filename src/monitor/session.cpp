@@ -171,7 +171,7 @@ MsptiResult Session::begin_locked(const char *who) {
     if (r != MSPTI_SUCCESS) {
         pool_.deactivate();
         return fail(static_cast<MsptiResult>(r), "%s.start: msptiActivityRegisterCallbacks returned %d (%s)", who,
-                    static_cast<int>(r), result_name(r));
+                    static_cast<int>(r), result_text(r));
     }
     r = lib.subscribe(&handle_, nullptr, nullptr);
     if (r == MSPTI_SUCCESS) {
@@ -181,7 +181,7 @@ MsptiResult Session::begin_locked(const char *who) {
     } else {
         pool_.deactivate();
         return fail(static_cast<MsptiResult>(r), "%s.start: msptiSubscribe returned %d (%s)", who, static_cast<int>(r),
-                    result_name(r));
+                    result_text(r));
     }
     if (!exit_handler_) {
         exit_handler_ = true;
@@ -282,7 +282,7 @@ MsptiResult Session::start(MonitorCore &core, std::shared_ptr<Subscription> sub)
                             "LD_PRELOAD); nothing was started",
                             core.name, kind_name(kind));
             return fail(static_cast<MsptiResult>(e), "%s.start: msptiActivityEnable(%s) returned %d (%s)", core.name,
-                        kind_name(kind), static_cast<int>(e), result_name(e));
+                        kind_name(kind), static_cast<int>(e), result_text(e));
         }
     }
     ++kind_users_[kind];
@@ -341,17 +341,10 @@ MsptiResult Session::restart_locked(MonitorCore &core, std::shared_ptr<Subscript
         old->abandon_through(enqueued_);
     }
     old->detach();
-    if (timeout < 0) {
-        old->wait_idle();  // no bound: the old callback's call in progress is waited for
-        return MsptiResult::MSPTI_SUCCESS;
-    }
     // As stop(): a call of the old callback that never returns does not hold start() past the stop
-    // timeout and its grace. The new callback is in place; the old one is left running, never called again.
-    if (!old->wait_idle_until(deadline + kStopGrace)) {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stuck_ = true;  // the exit handler need not wait for it again
-        }
+    // timeout and its grace (no bound with a negative timeout). The new callback is in place.
+    const auto until = deadline + kStopGrace;
+    if (!wait_callbacks_idle({old}, timeout < 0 ? nullptr : &until)) {
         return fail(MsptiResult::MSPTI_ERROR_INNER,
                     "%s.start: the previous callback was still running 5 s after the stop timeout (%lld ms); the "
                     "monitor runs with the new callback, the previous one was left running",
@@ -399,20 +392,26 @@ bool Session::finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int6
     }
     if (inline_stop) return true;
     // A callback in progress finishes; none starts after detach().
-    bool idle = true;
     const auto grace = deadline == nullptr ? std::chrono::steady_clock::time_point{}
                                            : std::max(*deadline, std::chrono::steady_clock::now()) + grace_time;
-    for (const auto &sub : subs) {
-        if (deadline == nullptr)
-            sub->wait_idle();
-        else
-            idle = sub->wait_idle_until(grace) && idle;
-    }
+    const bool idle = wait_callbacks_idle(subs, deadline == nullptr ? nullptr : &grace);
     if (ended) {
         if (deadline == nullptr)
             join_if_exited();
         else if (idle)  // a thread still in a callback would not leave: do not wait for it
             join_if_exited_until(grace);
+    }
+    return idle;
+}
+
+bool Session::wait_callbacks_idle(const std::vector<std::shared_ptr<Subscription>> &subs,
+                                  const std::chrono::steady_clock::time_point *until) {
+    bool idle = true;
+    for (const auto &sub : subs) {
+        if (until == nullptr)
+            sub->wait_idle();
+        else
+            idle = sub->wait_idle_until(*until) && idle;
     }
     if (!idle) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -479,7 +478,7 @@ MsptiResult Session::flush_all() {
     }
     if (r != MSPTI_SUCCESS)
         return fail(static_cast<MsptiResult>(r), "flush_all: msptiActivityFlushAll returned %d (%s)",
-                    static_cast<int>(r), result_name(r));
+                    static_cast<int>(r), result_text(r));
     return MsptiResult::MSPTI_SUCCESS;
 }
 
@@ -489,7 +488,7 @@ MsptiResult Session::flush_period(uint32_t time_ms) {
     msptiResult r = lib.flush_period(time_ms);
     if (r != MSPTI_SUCCESS)
         return fail(static_cast<MsptiResult>(r), "flush_period: msptiActivityFlushPeriod(%u) returned %d (%s)", time_ms,
-                    static_cast<int>(r), result_name(r));
+                    static_cast<int>(r), result_text(r));
     return MsptiResult::MSPTI_SUCCESS;
 }
 

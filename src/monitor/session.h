@@ -102,6 +102,10 @@ private:
     bool finish_stop(std::vector<std::shared_ptr<Subscription>> &subs, int64_t backlog_ms,
                      const std::chrono::steady_clock::time_point *deadline,
                      std::chrono::steady_clock::duration grace_time = std::chrono::seconds(1));
+    // Waits until no callback of `subs` is running: until `until`, or without bound if null. A
+    // callback still running then is left running (never called again); returns false if one was.
+    bool wait_callbacks_idle(const std::vector<std::shared_ptr<Subscription>> &subs,
+                             const std::chrono::steady_clock::time_point *until);
     bool wait_delivered(uint64_t target, int64_t timeout_ms);
     bool wait_not_using(uint64_t version, int64_t timeout_ms);
     void join_if_exited();

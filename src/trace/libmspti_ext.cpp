@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "common/diagnostics.h"
+
 namespace mspti_trace {
 
 const LibmsptiExt &libmspti_ext() {
@@ -29,17 +31,7 @@ const char *last_error_text() {
 const char *result_text(msptiResult result) {
     const LibmsptiExt &e = libmspti_ext();
     if (e.result_string != nullptr) return e.result_string(result);
-    switch (result) {  // msPTI's result codes (mspti_result.h)
-    case MSPTI_SUCCESS: return "MSPTI_SUCCESS";
-    case MSPTI_ERROR_INVALID_PARAMETER: return "MSPTI_ERROR_INVALID_PARAMETER";
-    case MSPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: return "MSPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
-    case MSPTI_ERROR_MAX_LIMIT_REACHED: return "MSPTI_ERROR_MAX_LIMIT_REACHED";
-    case MSPTI_ERROR_DEVICE_OFFLINE: return "MSPTI_ERROR_DEVICE_OFFLINE";
-    case MSPTI_ERROR_QUEUE_EMPTY: return "MSPTI_ERROR_QUEUE_EMPTY";
-    case MSPTI_ERROR_WITHOUT_LD_PRELOAD: return "MSPTI_ERROR_WITHOUT_LD_PRELOAD";
-    case MSPTI_ERROR_INNER: return "MSPTI_ERROR_INNER";
-    default: return "MSPTI_ERROR_UNKNOWN";
-    }
+    return mspti::result_name(result);  // msPTI's library names no results
 }
 
 }  // namespace mspti_trace

@@ -20,7 +20,7 @@ const LibmsptiExt &libmspti_ext();
 /** The calling thread's last libmspti error message, or "" where the library keeps none. */
 const char *last_error_text();
 
-/** The name of a result code: libmspti's own where it has msptiExtResultString, else ours. */
+/** The name of a result code: libmspti's own where it has msptiExtResultString, else the shared table. */
 const char *result_text(msptiResult result);
 
 }  // namespace mspti_trace

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "mspti/monitor.h"
+#include "monitor_binding.h"
 #include "mspti/monitor_types.h"
 
 namespace mspti_java {

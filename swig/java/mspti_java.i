@@ -456,6 +456,11 @@ MSPTI_JAVA_OF(BatchCallback, RecordBatch, onBatch)
 %include "../monitor.i"
 %include "../mstx.i"
 
+/* From the binding header (monitor_binding.h, included by java_glue.h): RecordRun asks it per record. */
+namespace mspti {
+bool batch_callback_live();
+}
+
 %inline %{
 namespace mspti_java {
 /** A monitor's callbacks let go: kept until the buffer is done when called from a callback. */

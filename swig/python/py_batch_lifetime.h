@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "mspti/monitor.h"
+#include "monitor_binding.h"
 
 namespace mspti_py {
 

@@ -10,7 +10,7 @@
 #include <atomic>
 #include <vector>
 
-#include "mspti/monitor.h"
+#include "monitor_binding.h"
 #include "py_batch_lifetime.h"
 #include "py_stream.h"
 

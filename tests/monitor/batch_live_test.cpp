@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "monitor_binding.h"
 #include "monitor_test_support.h"
 
 using mspti::MsptiResult;

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "monitor_binding.h"
 #include "monitor_test_support.h"
 
 using namespace monitor_test;

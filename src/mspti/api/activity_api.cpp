@@ -1,7 +1,7 @@
 // The Activity API's C entry points: argument checks and error messages, then the engine.
 #include <cstring>
 
-#include "common/error.h"
+#include "common/diagnostics.h"
 #include "core/activity_engine.h"
 #include "core/correlation.h"
 #include "device/vnpu_attach.h"

@@ -1,5 +1,5 @@
 // Our extensions (mspti_ext.h).
-#include "common/error.h"
+#include "common/diagnostics.h"
 #include "core/activity_engine.h"
 #include "core/buffer_limit.h"
 #include "core/marker_names.h"

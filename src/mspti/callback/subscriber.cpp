@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "common/error.h"
+#include "common/diagnostics.h"
 #include "interpose/interposition.h"
 
 namespace mspti::callback {

@@ -8,7 +8,7 @@
 #include <new>
 #include <pthread.h>
 
-#include "common/error.h"
+#include "common/diagnostics.h"
 #include "core/buffer_limit.h"
 #include "core/clock.h"
 #include "core/marker_names.h"

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <strings.h>
 
-#include "common/error.h"
+#include "common/diagnostics.h"
 
 namespace mspti::buffer_limit {
 namespace {

@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 #include <mutex>
 
-#include "common/error.h"
+#include "common/diagnostics.h"
 #include "core/activity_engine.h"
 #include "device/callbacks.h"
 #include "mstx/marker_recorder.h"

@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
-#include "common/error.h"
+#include "common/diagnostics.h"
 #include "device/vnpu_attach.h"
 #include "interpose/acl_abi.h"
 #include "interpose/real_functions.h"

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "common/error.h"
+#include "common/diagnostics.h"
 #include "core/string_table.h"
 
 namespace mspti::mstx {

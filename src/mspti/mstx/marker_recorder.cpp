@@ -3,7 +3,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "common/error.h"
+#include "common/diagnostics.h"
 #include "core/activity_engine.h"
 #include "core/marker_names.h"
 #include "mstx/marker_domains.h"

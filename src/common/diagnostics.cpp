@@ -1,4 +1,4 @@
-#include "error.h"  // by its directory: also compiled into libmspti_monitor
+#include "common/diagnostics.h"
 
 #include <cstdarg>
 #include <cstdio>

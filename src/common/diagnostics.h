@@ -1,7 +1,8 @@
-// Error reporting, shared by libmspti (C ABI) and libmspti_monitor (C++ API): every failing call
-// records a message saying what was wrong (the calling thread's last error: msptiExtGetLastError,
-// mspti::last_error_message) and logs it when MSPTI_LOG_LEVEL allows. Each library compiles its
-// own copy of error.cpp, so each keeps its own last error.
+// Error reporting below every layer: libmspti (C ABI), libmspti_monitor (C++ API) and mspti-trace
+// each compile their own copy, so each keeps its own last error. Every failing call records a
+// message saying what was wrong (the calling thread's last error: msptiExtGetLastError,
+// mspti::last_error_message) and logs it when MSPTI_LOG_LEVEL allows. It is not libmspti's: a layer
+// above libmspti learns about libmspti only through the public C ABI.
 #pragma once
 
 #include <cstdarg>
@@ -35,6 +36,8 @@ void log(LogLevel level, const char *format, ...) __attribute__((format(printf, 
 const char *last_error();
 
 /// The name of a result code ("MSPTI_ERROR_INVALID_PARAMETER"); "MSPTI_ERROR_UNKNOWN" for others.
+/// libmspti answers msptiExtResultString with it; the layers above ask the loaded library first
+/// (result_text in src/monitor and src/trace) and use this only where it lacks that extension.
 const char *result_name(int code);
 
 }  // namespace mspti
