@@ -34,10 +34,11 @@ Python and Javadoc text.
 
 
 class Field:
-    def __init__(self, name, t, doc, c=None, off=None, unit=None, key=None, default=None):
+    def __init__(self, name, t, doc, c=None, off=None, unit=None, key=None, default=None, c_t=None, c_doc=None):
         self.name, self.t, self.doc, self.c, self.off, self.unit = name, t, doc, c, off, unit
         self.key = key if key is not None else (c.split(".")[-1] if c else None)
         self.default = default
+        self.c_t, self.c_doc = c_t, c_doc  # MsptiObjectId's rows: the member's C type and layout doc
 
 
 class Monitor:
@@ -132,10 +133,15 @@ ENUMS = [
 RECORDS = [
     Record("MsptiObjectId", "Who a marker belongs to: host process and thread, or device and stream; "
            "-1 where not applicable.", [
-               Field("process_id", "i64", "Process id (host records), else -1.", key="processId"),
-               Field("thread_id", "i64", "Thread id (host records), else -1.", key="threadId"),
-               Field("device_id", "i64", "Device id (device records), else -1.", key="deviceId"),
-               Field("stream_id", "i64", "Stream id (device records), else -1.", key="streamId"),
+               # c and off: the member in msptiObjectId (an object_id field's columns and conversions).
+               Field("process_id", "i64", "Process id (host records), else -1.", key="processId",
+                     c="pt.processId", off=0, c_t="u32", c_doc="Process id (host records; same bytes as device_id)."),
+               Field("thread_id", "i64", "Thread id (host records), else -1.", key="threadId",
+                     c="pt.threadId", off=4, c_t="u32", c_doc="Thread id (host records; same bytes as stream_id)."),
+               Field("device_id", "i64", "Device id (device records), else -1.", key="deviceId",
+                     c="ds.deviceId", off=0, c_t="u32", c_doc="Device id (device records)."),
+               Field("stream_id", "i64", "Stream id (device records), else -1.", key="streamId",
+                     c="ds.streamId", off=4, c_t="u32", c_doc="Stream id (device records)."),
            ]),
     Record("KernelData", "A kernel executed on a device (KERNEL record).", kind="KERNEL",
            c_struct="msptiActivityKernel", size=56,
