@@ -76,5 +76,5 @@ TYPES = {t.name: t for t in [
               "its members are the MsptiObjectId record's rows",
               c_size=8, np=None, c_desc="msptiObjectId", cpp="MsptiObjectId", cpp_default="",
               to_cpp="object_id(r)", py="MsptiObjectId", py_default="MsptiObjectId()", to_py="to_python({v}.{n})",
-              java="MsptiObjectId", java_eq="objects", slots=4),
+              java="MsptiObjectId", java_eq="objects", slots=4, sql=None, arg=None),
 ]}
