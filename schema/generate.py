@@ -11,7 +11,7 @@ table rebuilds nothing. Output layout (OUTPUT_DIR = build/generated):
   python/mspti/...                                    enum mirrors, record classes, layouts, monitors,
                                                       and their type stubs (.pyi, pystubs.py)
   java/org/mspti/...                                  record classes, RecordBatch offsets, enum lookups
-  src/trace/..., python/mspti_trace/_sqlite_tables.py  the trace tool's per-kind code (tracegen.py)
+  src/trace/..., python/mspti_trace/_trace_schema.py  the trace tool's per-kind code (tracegen.py)
 """
 
 import os

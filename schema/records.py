@@ -14,7 +14,7 @@ What it drives (schema/generate.py, run by CMake at configure time; outputs in b
 
 - the trace tool (mspti-trace, through schema/tracegen.py): its Record union and sort times, the
   ``--kinds`` words, kind names, each kind's track, slice name, flow and arguments, the SQLite
-  tables and their inserts, and the readers' column lists (mspti_trace._sqlite_tables).
+  tables and their inserts, and the readers' column lists (mspti_trace._trace_schema).
 
 Adding a field: add it to its record below (C member, offset, doc and unit); it appears in every
 language, as a trace slice argument and as a SQLite column. Adding a kind whose monitor delivers

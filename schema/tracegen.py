@@ -4,7 +4,7 @@ Called by generate.py (``outputs()``). Writes, under src/trace/ (build/generated
 trace library's include path): record.h (the Record union, its sort times, the kind names and the
 layout checks of the kinds the Monitor API does not deliver), kind_words.h (the ``--kinds`` words),
 timeline_kinds.inc (each kind's track, slice name, flow and arguments) and sqlite_kinds.inc (the
-record tables and their inserts); and python/mspti_trace/_sqlite_tables.py (the readers' columns).
+record tables and their inserts); and python/mspti_trace/_trace_schema.py (the readers' columns).
 Hand-written code keeps the tracks, the range pairing, the memory counter and the derived values
 the table names (src/trace/derived.h).
 """
@@ -350,20 +350,26 @@ void SqliteSink::record(const Record &r) {{
 """
 
 
-def gen_sqlite_tables_py(G):
+def gen_trace_schema_py(G):
     kinds = _kinds(G)
     rows = []
     for k in kinds:
         cols = ", ".join(f'"{n}"' for n, _, _, _ in k.columns())
         rows.append(f'    "{k.t.word}": ({cols},),')
-    return f'''"""The record tables of mspti-trace's SQLite files and their columns, in order.
+    words = ", ".join(f'"{k.t.word}"' for k in kinds)
+    return f'''"""What mspti-trace writes per kind: the ``--kinds`` words, and the record tables of its SQLite
+files with their columns, in order.
 
 {G.HEADER}
 """
 
+KIND_WORDS = ({words},)
+"""The words of ``--kinds`` (MSPTI_TRACE_KINDS), in the table's order."""
+
 TABLES = {{
 {chr(10).join(rows)}
 }}
+"""Each record table's columns (a ``str`` field's column holds an id into the strings table)."""
 
 
 def select(table, *columns):
@@ -384,5 +390,5 @@ def outputs(G):
         "src/trace/kind_words.h": gen_kind_words_h(G),
         "src/trace/timeline_kinds.inc": gen_timeline_inc(G),
         "src/trace/sqlite_kinds.inc": gen_sqlite_inc(G),
-        "python/mspti_trace/_sqlite_tables.py": gen_sqlite_tables_py(G),
+        "python/mspti_trace/_trace_schema.py": gen_trace_schema_py(G),
     }

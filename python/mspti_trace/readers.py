@@ -10,7 +10,7 @@ import sqlite3
 import struct
 
 from . import pftrace_reader
-from ._sqlite_tables import select as _select
+from ._trace_schema import select as _select
 from .text import text as _text
 from .model import (API_CATEGORIES, COLLECTIVE_CATEGORIES, MARKER, Process, Slice, base_row,
                     parse_name)
