@@ -124,6 +124,9 @@ def gen_record_h(G):
                           f"\"{r.c_struct}.{path}: size\");")
     for k in kinds:
         checks.append(f"static_assert(sizeof({k.r.c_struct}) <= {RAW}, \"{k.r.c_struct}: fits Record::u\");")
+    host = [x.lower() for k in kinds if k.track_fields()[0] == "thread" for x in k.kinds]
+    host_test = "\n           || ".join(f'std::strcmp(category, "{c}") == 0' for c in host) or "false"
+    traced = [_cases(G, k) for k in kinds]
     names = []
     for n, v, _ in G.ENUMS["MsptiActivityKind"].values:
         if n.endswith(("_COUNT", "_FORCE_INT", "_INVALID")):
@@ -187,6 +190,22 @@ inline const char *kind_name(msptiActivityKind kind) {{
 {chr(10).join(names)}
     default: return "";
     }}
+}}
+
+// Whether the tool traces records of `kind` (the kinds its stats list).
+inline bool traced_kind(int kind) {{
+    switch (kind) {{
+{chr(10).join(traced)}
+        return true;
+    default:
+        return false;
+    }}
+}}
+
+// Whether a slice category is of a kind laid out on host threads: a flow starts there and ends
+// on the device side (the JSON sink's flow events).
+inline bool host_category(const char *category) {{
+    return {host_test};
 }}
 
 // Bytes of one element of a COMMUNICATION data type; 0 when unknown.

@@ -144,7 +144,7 @@ void SqliteSink::stats(const Stats &s, uint64_t, bool) {
     };
     if (!s.per_kind) row("per_kind_stats_unavailable", 0, 0, 1);
     for (int k = 1; s.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
-        if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (!traced_kind(k)) continue;
         row(kind_name(static_cast<msptiActivityKind>(k)), s.kinds[k].produced, s.kinds[k].delivered,
             s.kinds[k].dropped);
     }
