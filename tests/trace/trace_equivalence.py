@@ -5,7 +5,7 @@
 
 Each LIB_DIR holds a libmspti_trace.so and the libmspti it preloads (a build's lib/ folder, or a
 copy of one with the old libmspti_trace.so). The program (default: the mix workload of
-trace_workload, found through TRACE_WORKLOAD) is traced with each library in pftrace, JSON and
+trace_workload, from TRACE_WORKLOAD or NEW_LIB_DIR/../bin) is traced with each library in pftrace, JSON and
 SQLite. What changes from run to run is masked: timestamps and durations, pids and tids (and the
 thread and process names that carry them), values computed from durations (bandwidth, HCCL
 bytes), malloc's addresses, the time-based end of HCCL communicator names, and overlap lanes (a
@@ -37,9 +37,9 @@ LONG_NUMBER = re.compile(r"\d{10,}")
 LANE = re.compile(" \u00b7 lane \\d+")
 
 
-def trace(lib_dir, fmt, program, out):
-    code = ("import sys; sys.path.insert(0, %r); from mspti_trace.cli import main; "
-            "sys.exit(main(lib_dir=%r))" % (PYDIR, lib_dir))
+def trace(lib_dir, fmt, program, out, build_python):
+    code = ("import sys; sys.path.insert(0, %r); sys.path.append(%r); from mspti_trace.cli import main; "
+            "sys.exit(main(lib_dir=%r))" % (PYDIR, build_python, lib_dir))
     run = subprocess.run([sys.executable, "-c", code, "-o", out, "--format", fmt, "--"] + program,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if run.returncode != 0:
@@ -179,12 +179,15 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     old, new = argv[1], argv[2]
-    program = argv[3:] or [os.environ["TRACE_WORKLOAD"], "--mix", "--iters", "4"]
+    # The package's generated modules (mspti_trace._trace_schema): the new build's python/ folder.
+    build_python = os.path.normpath(os.path.join(new, "..", "python"))
+    program = argv[3:] or [os.environ.get("TRACE_WORKLOAD") or os.path.join(new, "..", "bin", "trace_workload"),
+                           "--mix", "--iters", "4"]
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         for fmt, load in (("pftrace", pftrace_events), ("json", json_events), ("sqlite", sqlite_rows)):
-            a = load(trace(old, fmt, program, os.path.join(tmp, "old-" + fmt)))
-            b = load(trace(new, fmt, program, os.path.join(tmp, "new-" + fmt)))
+            a = load(trace(old, fmt, program, os.path.join(tmp, "old-" + fmt), build_python))
+            b = load(trace(new, fmt, program, os.path.join(tmp, "new-" + fmt), build_python))
             ok &= compare(fmt, a, b)
     print("SAME" if ok else "DIFFERENT")
     return 0 if ok else 1
