@@ -264,8 +264,10 @@ def gen_timeline_inc(G):
         a = k.args()
         if a:
             args.append(_cases(G, k) + " {")
-            args.append(f"        const {k.r.c_struct} &m = r.u.{k.t.member};")
-            args += [_arg_line(k, *e) for e in a]
+            lines = [_arg_line(k, *e) for e in a]
+            used = any("m." in x for x in lines)
+            args.append(f"        const {k.r.c_struct} &m = r.u.{k.t.member};" + ("" if used else "\n        (void)m;"))
+            args += lines
             args.append("        break;\n    }")
         how, fields = k.track_fields()
         if how not in ("thread", "stream", "comm"):
