@@ -121,6 +121,7 @@ if(DEFINED MSPTI_PYTHON_DIR)
   endforeach()
   # mspti-trace: the launcher finds its package and libraries relative to <prefix>/bin.
   set(MSPTI_TRACE_PY_DIR ../${MSPTI_INSTALL_PYTHONDIR})
+  set(MSPTI_TRACE_GENERATED_PY_DIR ../${MSPTI_INSTALL_PYTHONDIR})
   set(MSPTI_TRACE_LIB_DIR ../lib)
   set(MSPTI_TRACE_CHILD_PY_DIR ../${MSPTI_INSTALL_PYTHONDIR})
   configure_file(${PROJECT_SOURCE_DIR}/src/trace/mspti-trace.in ${CMAKE_BINARY_DIR}/install/mspti-trace @ONLY)

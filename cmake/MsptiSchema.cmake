@@ -9,7 +9,8 @@ find_package(Python3 3.8 REQUIRED COMPONENTS Interpreter)
 set(MSPTI_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated CACHE INTERNAL "Code generated from schema/records.py")
 set(MSPTI_GENERATED_INCLUDE_DIR ${MSPTI_GENERATED_DIR}/include CACHE INTERNAL "Generated public headers")
 set(schema_sources ${PROJECT_SOURCE_DIR}/schema/records.py ${PROJECT_SOURCE_DIR}/schema/generate.py
-                   ${PROJECT_SOURCE_DIR}/schema/pystubs.py)
+                   ${PROJECT_SOURCE_DIR}/schema/pystubs.py ${PROJECT_SOURCE_DIR}/schema/types_.py
+                   ${PROJECT_SOURCE_DIR}/schema/tracegen.py)
 set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${schema_sources})
 execute_process(COMMAND ${Python3_EXECUTABLE} -B ${PROJECT_SOURCE_DIR}/schema/generate.py ${MSPTI_GENERATED_DIR}
                 RESULT_VARIABLE schema_rc OUTPUT_VARIABLE schema_changed)

@@ -12,19 +12,17 @@ What it drives (schema/generate.py, run by CMake at configure time; outputs in b
 - Java: the record value classes (org.mspti.*Data), the RecordBatch offsets, the JNI constructor
   signatures and conversions, the enum lookups (org.mspti.Enums).
 
-Adding a field: add it to its record below (C member, offset, doc and unit). Adding a kind whose
-monitor delivers one record per call: add a Record with a Monitor("simple"). Nothing else changes.
+- the trace tool (mspti-trace, through schema/tracegen.py): its Record union and sort times, the
+  ``--kinds`` words, kind names, each kind's track, slice name, flow and arguments, the SQLite
+  tables and their inserts, and the readers' column lists (mspti_trace._trace_schema).
 
-Field types (``t``):
-  kind            int32 msptiActivityKind -> MsptiActivityKind, always the record's kind
-  enum:NAME       int32 C enum -> enum NAME (one of ENUMS)
-  u64             uint64 -> uint64 (Java long with the same bits)
-  f64             double
-  str             const char * -> owned string (NULL -> "")
-  id              uint32 device/stream id -> int64, 0xFFFFFFFF (none) -> -1
-  u32             uint32 (process/thread id) -> int64
-  i64             int64 (value types only)
-  object_id       msptiObjectId union -> MsptiObjectId (host: process/thread, device: device/stream)
+Adding a field: add it to its record below (C member, offset, doc and unit); it appears in every
+language, as a trace slice argument and as a SQLite column. Adding a kind whose monitor delivers
+one record per call: add a Record with a Monitor("simple") (and a Trace to trace it). Nothing else
+changes. Every msPTI kind is here; those the Monitor API does not deliver have ``values=False``.
+
+Field types (``t``): the specs of schema/types_.py (kind, enum:NAME, cenum:cName, u64, f64, str, id,
+u32, u8, i64, object_id), one per type, each with what every emitter needs.
 
 A field's ``c`` is its member path in the C struct and ``off`` its byte offset there (checked);
 ``key`` is the name msPTI's Python package uses for it (class constant, e.g. KernelData.DEVICE_ID =
@@ -34,10 +32,11 @@ Python and Javadoc text.
 
 
 class Field:
-    def __init__(self, name, t, doc, c=None, off=None, unit=None, key=None, default=None):
+    def __init__(self, name, t, doc, c=None, off=None, unit=None, key=None, default=None, c_t=None, c_doc=None):
         self.name, self.t, self.doc, self.c, self.off, self.unit = name, t, doc, c, off, unit
         self.key = key if key is not None else (c.split(".")[-1] if c else None)
         self.default = default
+        self.c_t, self.c_doc = c_t, c_doc  # MsptiObjectId's rows: the member's C type and layout doc
 
 
 class Monitor:
@@ -48,13 +47,47 @@ class Monitor:
         self.name, self.style, self.doc, self.callback, self.what = name, style, doc, callback, what
 
 
+class Derived:
+    """A trace slice argument or SQLite column computed from the record, not one field: ``expr`` is
+    C++ over ``r`` (the trace's Record) and ``{field}`` (the C member of a field of this record)."""
+
+    def __init__(self, name, expr, real=False):
+        self.name, self.expr, self.real = name, expr, real
+
+
+class Trace:
+    """How mspti-trace shows a kind (docs/trace.md): the ``--kinds`` word (also the table name and the
+    slice category; the API kinds use their own kind names as categories), the Record union member,
+    its track ("thread:PID,TID", "stream:DEVICE,STREAM", "comm:NAME" fields, or "memory"/"marker",
+    laid out by hand-written code), the slice name (a field, or a Derived expression), the flow (a
+    correlation id field, or None), and the slice arguments and SQLite columns in their order.
+
+    ``args`` and ``columns`` name fields (``"correlation_id"``), renamed fields (``("device",
+    "device_id")``; an object_id member as ``"object_id.process_id"``) or Derived values. Every field
+    they leave out is appended to both, except ``kind``, the times, the name and track fields (for
+    args) and the ones listed in ``no_args`` / ``no_columns``: a new field shows up in the trace with
+    no change here. A ``str`` field's column holds an id into the strings table, named ``<name>_id``.
+    ``start``/``end`` are the fields the trace sorts by; ``kinds`` the msPTI kinds this record serves
+    (default: the record's own)."""
+
+    def __init__(self, word, member, track, name="name", flow="correlation_id", args=(), columns=(), no_args=(),
+                 no_columns=(), start="start", end="end", kinds=None):
+        self.word, self.member, self.track, self.name, self.flow = word, member, track, name, flow
+        self.args, self.columns, self.no_args, self.no_columns = list(args), list(columns), no_args, no_columns
+        self.start, self.end, self.kinds = start, end, kinds
+
+
 class Record:
     """A value type delivered to callbacks. ``kind`` and ``c_struct`` are None for values that are
-    not an msPTI record of their own (MsptiObjectId, RangeMarkerData)."""
+    not an msPTI record of their own (MsptiObjectId, RangeMarkerData). ``values=False``: an msPTI
+    record the Monitor API does not deliver (no value type, class or monitor; only its C layout and
+    its trace). ``trace``: how mspti-trace shows it (None: not traced)."""
 
-    def __init__(self, name, doc, fields, kind=None, c_struct=None, size=None, monitor=None, keys=True):
+    def __init__(self, name, doc, fields, kind=None, c_struct=None, size=None, monitor=None, keys=True,
+                 values=True, trace=None):
         self.name, self.doc, self.fields, self.kind = name, doc, fields, kind
         self.c_struct, self.size, self.monitor, self.keys = c_struct, size, monitor, keys
+        self.values, self.trace = values, trace
 
 
 class Enum:
@@ -132,13 +165,21 @@ ENUMS = [
 RECORDS = [
     Record("MsptiObjectId", "Who a marker belongs to: host process and thread, or device and stream; "
            "-1 where not applicable.", [
-               Field("process_id", "i64", "Process id (host records), else -1.", key="processId"),
-               Field("thread_id", "i64", "Thread id (host records), else -1.", key="threadId"),
-               Field("device_id", "i64", "Device id (device records), else -1.", key="deviceId"),
-               Field("stream_id", "i64", "Stream id (device records), else -1.", key="streamId"),
+               # c and off: the member in msptiObjectId (an object_id field's columns and conversions).
+               Field("process_id", "i64", "Process id (host records), else -1.", key="processId",
+                     c="pt.processId", off=0, c_t="u32", c_doc="Process id (host records; same bytes as device_id)."),
+               Field("thread_id", "i64", "Thread id (host records), else -1.", key="threadId",
+                     c="pt.threadId", off=4, c_t="u32", c_doc="Thread id (host records; same bytes as stream_id)."),
+               Field("device_id", "i64", "Device id (device records), else -1.", key="deviceId",
+                     c="ds.deviceId", off=0, c_t="u32", c_doc="Device id (device records)."),
+               Field("stream_id", "i64", "Stream id (device records), else -1.", key="streamId",
+                     c="ds.streamId", off=4, c_t="u32", c_doc="Stream id (device records)."),
            ]),
     Record("KernelData", "A kernel executed on a device (KERNEL record).", kind="KERNEL",
            c_struct="msptiActivityKernel", size=56,
+           trace=Trace("kernel", "kernel", "stream:device_id,stream_id",
+                       args=["correlation_id", "type", ("device", "device_id"), ("stream", "stream_id")],
+                       columns=["start", "end", "device_id", "stream_id", "correlation_id", "name", "type"]),
            monitor=Monitor("KernelMonitor", "simple", "Collects KernelData (KERNEL records).",
                            callback="KernelCallback", what="kernel"),
            fields=[
@@ -153,6 +194,11 @@ RECORDS = [
            ]),
     Record("HcclData", "An HCCL operation with its bandwidth (HCCL record).", kind="HCCL",
            c_struct="msptiActivityHccl", size=56,
+           trace=Trace("hccl", "hccl", "comm:comm_name", flow=None,
+                       args=[Derived("bytes", "hccl_bytes(r)"), ("bandwidth_gbps", "bandwidth"), ("comm", "comm_name"),
+                             ("device", "device_id"), ("stream", "stream_id")],
+                       columns=["start", "end", "device_id", "stream_id", ("bandwidth_gbps", "bandwidth"),
+                                Derived("bytes", "hccl_bytes(r)"), "name", ("comm_id", "comm_name")]),
            monitor=Monitor("HcclMonitor", "simple",
                            "Collects HcclData (HCCL records; needs libmspti.so interposing the runtime, "
                            "else start() returns MSPTI_ERROR_WITHOUT_LD_PRELOAD).",
@@ -170,6 +216,13 @@ RECORDS = [
            ]),
     Record("CommunicationData", "A collective as executed on a device (COMMUNICATION record).",
            kind="COMMUNICATION", c_struct="msptiActivityCommunication", size=72,
+           trace=Trace("communication", "comm", "comm:comm_name",
+                       args=["correlation_id", Derived("bytes", "comm_bytes(r)"), "count", "data_type", "alg_type",
+                             Derived("bandwidth_gbps", "bandwidth(comm_bytes(r), r.start, r.end)", real=True),
+                             ("comm", "comm_name"), ("device", "device_id"), ("stream", "stream_id")],
+                       columns=["start", "end", "device_id", "stream_id", "correlation_id", "count", "data_type",
+                                Derived("bytes", "comm_bytes(r)"), "name", ("comm_id", "comm_name"),
+                                ("alg_id", "alg_type")]),
            monitor=Monitor("CommunicationMonitor", "simple", "Collects CommunicationData (COMMUNICATION records).",
                            callback="CommunicationCallback", what="communication"),
            fields=[
@@ -188,6 +241,10 @@ RECORDS = [
            ]),
     Record("ApiData", "An API call on the host, e.g. an aclnn operator (API record).", kind="API",
            c_struct="msptiActivityApi", size=48,
+           trace=Trace("api", "api", "thread:process_id,thread_id", kinds=["API", "ACL_API", "NODE_API", "RUNTIME_API"],
+                       args=["correlation_id"],
+                       columns=["start", "end", "kind", ("pid", "process_id"), ("tid", "thread_id"), "correlation_id",
+                                "name"]),
            monitor=Monitor("ApiMonitor", "simple",
                            "Collects ApiData (API records: operator-level calls on the host, with the "
                            "correlation id of the kernels they launch).",
@@ -204,6 +261,10 @@ RECORDS = [
            ]),
     Record("MarkerData", "One marker record: a mark, or one end of a range, on the host or a device.",
            kind="MARKER", c_struct="msptiActivityMarker", size=56,
+           trace=Trace("marker", "marker", "marker", flow=None, start="timestamp", end="timestamp",
+                       args=["id", "domain"], no_args=["flag", "source_kind", "object_id"],
+                       columns=["timestamp", "flag", "source_kind", "id", ("pid_or_device", "object_id.process_id"),
+                                ("tid_or_stream", "object_id.thread_id"), "name", "domain"]),
            monitor=Monitor("MstxMonitor", "custom", None),
            fields=[
                Field("kind", "kind", "Always MARKER.", c="kind", off=0),
@@ -218,6 +279,72 @@ RECORDS = [
                Field("name", "str", "Message (\"\" on end and device records).", c="name", off=36),
                Field("domain", "str", "Domain (\"default\" for the non-domain API; \"\" on end and device records).",
                      c="domain", off=44),
+           ]),
+    Record("MemoryData", "A device memory allocation or release (MEMORY record).", kind="MEMORY",
+           c_struct="msptiActivityMemory", size=64, values=False,
+           trace=Trace("memory", "memory", "memory", name=None,
+                       columns=["start", "end", ("operation", "memory_operation_type"), "memory_kind", "address",
+                                "bytes", "device_id", "correlation_id"], no_columns=["process_id", "stream_id"]),
+           fields=[
+               Field("kind", "kind", "Always MEMORY.", c="kind", off=0),
+               Field("memory_operation_type", "cenum:msptiActivityMemoryOperationType", "Allocation or release.",
+                     c="memoryOperationType", off=4),
+               Field("memory_kind", "cenum:msptiActivityMemoryKind", "Memory kind.", c="memoryKind", off=8),
+               Field("correlation_id", "u64", "Correlation id of the call.", c="correlationId", off=12),
+               Field("start", "u64", "Call start.", c="start", off=20, unit=NS),
+               Field("end", "u64", "Call end.", c="end", off=28, unit=NS),
+               Field("address", "u64", "Device address.", c="address", off=36),
+               Field("bytes", "u64", "Size.", c="bytes", off=44, unit="bytes"),
+               Field("process_id", "u32", "Process.", c="processId", off=52),
+               Field("device_id", "id", "Device.", c="deviceId", off=56),
+               Field("stream_id", "id", "Always none.", c="streamId", off=60),
+           ]),
+    Record("MemcpyData", "A memory copy (MEMCPY record).", kind="MEMCPY", c_struct="msptiActivityMemcpy", size=56,
+           values=False,
+           trace=Trace("memcpy", "memcpy", "stream:device_id,stream_id", name=Derived("name", "memcpy_name({copy_kind})"),
+                       args=["correlation_id", "bytes",
+                             Derived("bandwidth_gbps", "bandwidth({bytes}, r.start, r.end)", real=True),
+                             ("async", "is_async"), ("device", "device_id"), ("stream", "stream_id")],
+                       columns=["start", "end", "copy_kind", "bytes", "device_id", "stream_id", "is_async",
+                                "correlation_id"]),
+           fields=[
+               Field("kind", "kind", "Always MEMCPY.", c="kind", off=0),
+               Field("copy_kind", "cenum:msptiActivityMemcpyKind", "Direction.", c="copyKind", off=4),
+               Field("bytes", "u64", "Bytes copied.", c="bytes", off=8, unit="bytes"),
+               Field("start", "u64", "Call start.", c="start", off=16, unit=NS),
+               Field("end", "u64", "Call end.", c="end", off=24, unit=NS),
+               Field("device_id", "id", "Device.", c="deviceId", off=32),
+               Field("stream_id", "id", "Stream; none when synchronous.", c="streamId", off=36),
+               Field("correlation_id", "u64", "Correlation id of the call.", c="correlationId", off=40),
+               Field("is_async", "u8", "1 for the Async variant.", c="isAsync", off=48),
+           ]),
+    Record("MemsetData", "A memory set (MEMSET record).", kind="MEMSET", c_struct="msptiActivityMemset", size=56,
+           values=False,
+           trace=Trace("memset", "memset", "stream:device_id,stream_id", name=Derived("name", '"Memset"'),
+                       args=["correlation_id", "bytes", "value",
+                             Derived("bandwidth_gbps", "bandwidth({bytes}, r.start, r.end)", real=True),
+                             ("async", "is_async"), ("device", "device_id"), ("stream", "stream_id")],
+                       columns=["start", "end", "value", "bytes", "device_id", "stream_id", "is_async",
+                                "correlation_id"]),
+           fields=[
+               Field("kind", "kind", "Always MEMSET.", c="kind", off=0),
+               Field("value", "u32", "Byte value written.", c="value", off=4),
+               Field("bytes", "u64", "Bytes written.", c="bytes", off=8, unit="bytes"),
+               Field("start", "u64", "Call start.", c="start", off=16, unit=NS),
+               Field("end", "u64", "Call end.", c="end", off=24, unit=NS),
+               Field("device_id", "id", "Device.", c="deviceId", off=32),
+               Field("stream_id", "id", "Stream; none when synchronous.", c="streamId", off=36),
+               Field("correlation_id", "u64", "Correlation id of the call.", c="correlationId", off=40),
+               Field("is_async", "u8", "1 for the Async variant.", c="isAsync", off=48),
+           ]),
+    Record("ExternalCorrelationData", "An external id pushed for a correlation id (EXTERNAL_CORRELATION record; "
+           "not traced).", kind="EXTERNAL_CORRELATION", c_struct="msptiActivityExternalCorrelation", size=24,
+           values=False, fields=[
+               Field("kind", "kind", "Always EXTERNAL_CORRELATION.", c="kind", off=0),
+               Field("external_kind", "cenum:msptiExternalCorrelationKind", "Kind of the external id.",
+                     c="externalKind", off=4),
+               Field("external_id", "u64", "The external id.", c="externalId", off=8),
+               Field("correlation_id", "u64", "The library's correlation id.", c="correlationId", off=16),
            ]),
     Record("RangeMarkerData", "A range: its start and end records paired (host and device halves separately).",
            keys=False, fields=[

@@ -12,6 +12,7 @@ import struct
 import zlib
 
 from . import pftrace_reader
+from ._trace_schema import select as _select
 from .text import text as _text
 from .model import (API_CATEGORIES, COLLECTIVE_CATEGORIES, MARKER, Process, Slice, base_row,
                     parse_name)
@@ -708,24 +709,25 @@ def _read_sqlite(db, proc):
     strings = dict(db.execute("SELECT id, value FROM strings"))
     add = proc.slices.append
     for start, end, device, stream, name in db.execute(
-            "SELECT start, end, device_id, stream_id, name_id FROM kernel"):
+            _select("kernel", "start", "end", "device_id", "stream_id", "name_id")):
         add(Slice(strings.get(name, "?"), "kernel", start, end, _stream_row(device, stream)))
     for start, end, kind, nbytes, device, stream in db.execute(
-            "SELECT start, end, copy_kind, bytes, device_id, stream_id FROM memcpy"):
+            _select("memcpy", "start", "end", "copy_kind", "bytes", "device_id", "stream_id")):
         add(Slice(_MEMCPY_NAMES.get(kind, "Memcpy Unknown"), "memcpy", start, end, _stream_row(device, stream),
                   nbytes))
     for start, end, nbytes, device, stream in db.execute(
-            "SELECT start, end, bytes, device_id, stream_id FROM memset"):
+            _select("memset", "start", "end", "bytes", "device_id", "stream_id")):
         add(Slice("Memset", "memset", start, end, _stream_row(device, stream), nbytes))
     for start, end, bw, nbytes, name, comm in db.execute(
-            "SELECT start, end, bandwidth_gbps, bytes, name_id, comm_id FROM hccl"):
+            _select("hccl", "start", "end", "bandwidth_gbps", "bytes", "name_id", "comm_id")):
         c = strings.get(comm, "?")
         add(Slice(strings.get(name, "?"), "hccl", start, end, f"comm {c}", nbytes, bw, c))
     for start, end, nbytes, name, comm in db.execute(
-            "SELECT start, end, bytes, name_id, comm_id FROM communication"):
+            _select("communication", "start", "end", "bytes", "name_id", "comm_id")):
         c = strings.get(comm, "?")
         add(Slice(strings.get(name, "?"), "communication", start, end, f"comm {c}", nbytes, None, c))
-    for start, end, kind, tid, name in db.execute("SELECT start, end, kind, tid, name_id FROM api"):
+    for start, end, kind, tid, name in db.execute(
+            _select("api", "start", "end", "kind", "tid", "name_id")):
         add(Slice(strings.get(name, "?"), _API_KINDS.get(kind, "api"), start, end, f"thread {tid}"))
     for start, end, source, where, stream, name in db.execute(
             "SELECT start, end, source_kind, pid_or_device, tid_or_stream, name_id FROM range"):

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "kind_words.h"
 #include "record.h"
 
 namespace mspti_trace {
@@ -35,22 +36,7 @@ int env_int(const char *name) {
 }
 
 bool add_kind(const std::string &word, std::vector<msptiActivityKind> &kinds) {
-    static const struct {
-        const char *name;
-        msptiActivityKind kinds[4];
-    } table[] = {
-        {"kernel", {MSPTI_ACTIVITY_KIND_KERNEL}},
-        {"api",
-         {MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_ACL_API, MSPTI_ACTIVITY_KIND_NODE_API,
-          MSPTI_ACTIVITY_KIND_RUNTIME_API}},
-        {"hccl", {MSPTI_ACTIVITY_KIND_HCCL}},
-        {"communication", {MSPTI_ACTIVITY_KIND_COMMUNICATION}},
-        {"marker", {MSPTI_ACTIVITY_KIND_MARKER}},
-        {"memory", {MSPTI_ACTIVITY_KIND_MEMORY}},
-        {"memcpy", {MSPTI_ACTIVITY_KIND_MEMCPY}},
-        {"memset", {MSPTI_ACTIVITY_KIND_MEMSET}},
-    };
-    for (const auto &row : table) {
+    for (const KindWord &row : kKindWords) {
         if (word != row.name) continue;
         for (msptiActivityKind k : row.kinds)
             if (k != MSPTI_ACTIVITY_KIND_INVALID) kinds.push_back(k);
@@ -86,14 +72,13 @@ bool Config::load(std::string &error) {
         return false;
     }
     const char *k = std::getenv("MSPTI_TRACE_KINDS");
-    std::string list = (k != nullptr && *k != '\0') ? k : "kernel,api,hccl,communication,marker,memory,memcpy,memset";
+    std::string list = (k != nullptr && *k != '\0') ? k : kDefaultKinds;
     std::stringstream ss(list);
     std::string word;
     while (std::getline(ss, word, ',')) {
         if (word.empty()) continue;
         if (!add_kind(word, kinds)) {
-            error = "MSPTI_TRACE_KINDS: unknown kind '" + word +
-                    "' (kernel, api, hccl, communication, marker, memory, memcpy, memset)";
+            error = "MSPTI_TRACE_KINDS: unknown kind '" + word + "' (" + kKindList + ")";
             return false;
         }
     }
@@ -139,24 +124,6 @@ std::string Config::file_path(uint32_t pid) const {
     case Format::kSqlite: return name + ".sqlite";
     }
     return name;
-}
-
-const char *kind_name(msptiActivityKind kind) {
-    switch (kind) {
-    case MSPTI_ACTIVITY_KIND_MARKER: return "marker";
-    case MSPTI_ACTIVITY_KIND_KERNEL: return "kernel";
-    case MSPTI_ACTIVITY_KIND_API: return "api";
-    case MSPTI_ACTIVITY_KIND_HCCL: return "hccl";
-    case MSPTI_ACTIVITY_KIND_MEMORY: return "memory";
-    case MSPTI_ACTIVITY_KIND_MEMSET: return "memset";
-    case MSPTI_ACTIVITY_KIND_MEMCPY: return "memcpy";
-    case MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return "external_correlation";
-    case MSPTI_ACTIVITY_KIND_COMMUNICATION: return "communication";
-    case MSPTI_ACTIVITY_KIND_ACL_API: return "acl_api";
-    case MSPTI_ACTIVITY_KIND_NODE_API: return "node_api";
-    case MSPTI_ACTIVITY_KIND_RUNTIME_API: return "runtime_api";
-    default: return "";
-    }
 }
 
 uint64_t comm_type_size(uint32_t t) {

@@ -139,9 +139,7 @@ void JsonSink::begin(const Slice &s) {
     out_ += "},\n";
     if (s.flow == 0) return;
     // API side starts the flow, device side ends it (binding to the enclosing slice).
-    bool host = std::strcmp(s.category, "api") == 0 || std::strcmp(s.category, "acl_api") == 0 ||
-                std::strcmp(s.category, "node_api") == 0 || std::strcmp(s.category, "runtime_api") == 0;
-    out_ += host ? "{\"ph\": \"s\"" : "{\"ph\": \"f\", \"bp\": \"e\"";
+    out_ += host_category(s.category) ? "{\"ph\": \"s\"" : "{\"ph\": \"f\", \"bp\": \"e\"";
     out_ += ", \"pid\": " + std::to_string(pid_) + ", \"tid\": " + std::to_string(tid) + ", \"ts\": ";
     us(s.start);
     out_ += ", \"cat\": \"flow\", \"name\": \"launch\", \"id\": " + std::to_string(s.flow) + "},\n";
@@ -173,7 +171,7 @@ void JsonSink::stats(const Stats &st, uint64_t ts, bool final) {
             std::to_string(st.filtered) + ", \"unmatched_ranges\": " + std::to_string(st.unmatched_ranges);
     if (!st.per_kind) out_ += ", \"per_kind_stats_unavailable\": 1";
     for (int k = 1; st.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
-        if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (!traced_kind(k)) continue;
         std::string kn = kind_name(static_cast<msptiActivityKind>(k));
         out_ += ", \"dropped." + kn + "\": " + std::to_string(st.kinds[k].dropped);
         out_ += ", \"produced." + kn + "\": " + std::to_string(st.kinds[k].produced);

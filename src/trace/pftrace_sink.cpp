@@ -289,7 +289,7 @@ void PftraceSink::stats(const Stats &st, uint64_t ts, bool final) {
     if (!st.per_kind) add("per_kind_stats_unavailable", 1);
     for (int k = 1; st.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
         const char *kn = kind_name(static_cast<msptiActivityKind>(k));
-        if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (!traced_kind(k)) continue;
         add(std::string("dropped.") + kn, st.kinds[k].dropped);
         add(std::string("produced.") + kn, st.kinds[k].produced);
         add(std::string("delivered.") + kn, st.kinds[k].delivered);

@@ -4,47 +4,27 @@
 
 #include <cstdio>
 
+#include "derived.h"
+
 namespace mspti_trace {
 
 namespace {
 
-const char *const kSchema = R"SQL(
+// The tables that are not one per kind; the record tables come from the schema (sqlite_kinds.inc).
+const char *const kHeadTables = R"SQL(
 PRAGMA journal_mode=WAL;
 PRAGMA synchronous=NORMAL;
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE ranks (rank INTEGER, world_size INTEGER, local_rank INTEGER, pid INTEGER, host TEXT);
 CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE api (start INTEGER, end INTEGER, kind INTEGER, pid INTEGER, tid INTEGER,
-                  correlation_id INTEGER, name_id INTEGER);
-CREATE TABLE kernel (start INTEGER, end INTEGER, device_id INTEGER, stream_id INTEGER,
-                     correlation_id INTEGER, name_id INTEGER, type_id INTEGER);
-CREATE TABLE memcpy (start INTEGER, end INTEGER, copy_kind INTEGER, bytes INTEGER, device_id INTEGER,
-                     stream_id INTEGER, is_async INTEGER, correlation_id INTEGER);
-CREATE TABLE memset (start INTEGER, end INTEGER, value INTEGER, bytes INTEGER, device_id INTEGER,
-                     stream_id INTEGER, is_async INTEGER, correlation_id INTEGER);
-CREATE TABLE memory (start INTEGER, end INTEGER, operation INTEGER, memory_kind INTEGER, address INTEGER,
-                     bytes INTEGER, device_id INTEGER, correlation_id INTEGER);
-CREATE TABLE hccl (start INTEGER, end INTEGER, device_id INTEGER, stream_id INTEGER, bandwidth_gbps REAL,
-                   bytes INTEGER, name_id INTEGER, comm_id INTEGER);
-CREATE TABLE communication (start INTEGER, end INTEGER, device_id INTEGER, stream_id INTEGER,
-                            correlation_id INTEGER, count INTEGER, data_type INTEGER, bytes INTEGER,
-                            name_id INTEGER, comm_id INTEGER, alg_id INTEGER);
-CREATE TABLE marker (timestamp INTEGER, flag INTEGER, source_kind INTEGER, id INTEGER,
-                     pid_or_device INTEGER, tid_or_stream INTEGER, name_id INTEGER, domain_id INTEGER);
+)SQL";
+const char *const kTailTables = R"SQL(
 CREATE TABLE range (id INTEGER, start INTEGER, end INTEGER, source_kind INTEGER, pid_or_device INTEGER,
                     tid_or_stream INTEGER, name_id INTEGER, domain_id INTEGER);
 CREATE TABLE stats (kind TEXT PRIMARY KEY, produced INTEGER, delivered INTEGER, dropped INTEGER);
 )SQL";
 
 const char *const kInserts[] = {
-    "INSERT INTO api VALUES (?,?,?,?,?,?,?)",
-    "INSERT INTO kernel VALUES (?,?,?,?,?,?,?)",
-    "INSERT INTO memcpy VALUES (?,?,?,?,?,?,?,?)",
-    "INSERT INTO memset VALUES (?,?,?,?,?,?,?,?)",
-    "INSERT INTO memory VALUES (?,?,?,?,?,?,?,?)",
-    "INSERT INTO hccl VALUES (?,?,?,?,?,?,?,?)",
-    "INSERT INTO communication VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO marker VALUES (?,?,?,?,?,?,?,?)",
     "INSERT INTO range VALUES (?,?,?,?,?,?,?,?)",
     "INSERT OR REPLACE INTO stats VALUES (?,?,?,?)",
     "INSERT INTO strings VALUES (?,?)",
@@ -53,6 +33,9 @@ const char *const kInserts[] = {
 int64_t i64(uint64_t v) { return static_cast<int64_t>(v); }
 
 }  // namespace
+
+// The record tables, their inserts and each kind's row: generated from schema/records.py.
+#include "sqlite_kinds.inc"
 
 SqliteSink::~SqliteSink() { close(); }
 
@@ -72,9 +55,12 @@ bool SqliteSink::open(const std::string &path, std::string &error) {
         db_ = nullptr;
         return false;
     }
-    exec(kSchema);
+    exec(kHeadTables);
+    exec(kRecordTables);
+    exec(kTailTables);
     for (int i = 0; i < kCount; ++i) {
-        if (sqlite3_prepare_v2(db_, kInserts[i], -1, &stmts_[i], nullptr) != SQLITE_OK) {
+        const char *sql = i < kRecordTable ? kInserts[i] : kRecordInserts[i - kRecordTable];
+        if (sqlite3_prepare_v2(db_, sql, -1, &stmts_[i], nullptr) != SQLITE_OK) {
             error = std::string("sqlite: ") + sqlite3_errmsg(db_);
             close();
             return false;
@@ -138,71 +124,6 @@ int64_t SqliteSink::string_id(const char *s) {
     return it->second;
 }
 
-void SqliteSink::record(const Record &r) {
-    if (db_ == nullptr) return;
-    switch (r.kind()) {
-    case MSPTI_ACTIVITY_KIND_API:
-    case MSPTI_ACTIVITY_KIND_ACL_API:
-    case MSPTI_ACTIVITY_KIND_NODE_API:
-    case MSPTI_ACTIVITY_KIND_RUNTIME_API: {
-        const auto &a = r.u.api;
-        int64_t name = string_id(a.name);
-        step(bind(kApi,
-                  {i64(a.start), i64(a.end), r.kind(), a.pt.processId, a.pt.threadId, i64(a.correlationId), name}));
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_KERNEL: {
-        const auto &k = r.u.kernel;
-        int64_t name = string_id(k.name), type = string_id(k.type);
-        step(bind(kKernel, {i64(k.start), i64(k.end), k.ds.deviceId, k.ds.streamId, i64(k.correlationId), name, type}));
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_MEMCPY: {
-        const auto &m = r.u.memcpy;
-        step(bind(kMemcpy, {i64(m.start), i64(m.end), m.copyKind, i64(m.bytes), m.deviceId, m.streamId, m.isAsync,
-                            i64(m.correlationId)}));
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_MEMSET: {
-        const auto &m = r.u.memset;
-        step(bind(kMemset, {i64(m.start), i64(m.end), m.value, i64(m.bytes), m.deviceId, m.streamId, m.isAsync,
-                            i64(m.correlationId)}));
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_MEMORY: {
-        const auto &m = r.u.memory;
-        step(bind(kMemory, {i64(m.start), i64(m.end), m.memoryOperationType, m.memoryKind, i64(m.address), i64(m.bytes),
-                            m.deviceId, i64(m.correlationId)}));
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_HCCL: {
-        const auto &h = r.u.hccl;
-        int64_t name = string_id(h.name), comm = string_id(h.commName);
-        double bytes = h.bandWidth * static_cast<double>(r.end - r.start);
-        sqlite3_stmt *st = bind(kHccl, {i64(h.start), i64(h.end), h.ds.deviceId, h.ds.streamId, 0,
-                                        bytes > 0 ? static_cast<int64_t>(bytes + 0.5) : 0, name, comm});
-        sqlite3_bind_double(st, 5, h.bandWidth);
-        step(st);
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_COMMUNICATION: {
-        const auto &c = r.u.comm;
-        int64_t name = string_id(c.name), comm = string_id(c.commName), alg = string_id(c.algType);
-        step(bind(kComm, {i64(c.start), i64(c.end), c.ds.deviceId, c.ds.streamId, i64(c.correlationId), i64(c.count),
-                          c.dataType, i64(c.count * comm_type_size(c.dataType)), name, comm, alg}));
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_MARKER: {
-        const auto &m = r.u.marker;
-        int64_t name = string_id(m.name), domain = string_id(m.domain);
-        step(bind(kMarker, {i64(m.timestamp), m.flag, m.sourceKind, i64(m.id), m.objectId.pt.processId,
-                            m.objectId.pt.threadId, name, domain}));
-        break;
-    }
-    default: break;
-    }
-}
-
 void SqliteSink::range(const Record &start, uint64_t end) {
     if (db_ == nullptr) return;
     const auto &m = start.u.marker;
@@ -223,7 +144,7 @@ void SqliteSink::stats(const Stats &s, uint64_t, bool) {
     };
     if (!s.per_kind) row("per_kind_stats_unavailable", 0, 0, 1);
     for (int k = 1; s.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
-        if (k == MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+        if (!traced_kind(k)) continue;
         row(kind_name(static_cast<msptiActivityKind>(k)), s.kinds[k].produced, s.kinds[k].delivered,
             s.kinds[k].dropped);
     }

@@ -29,7 +29,8 @@ public:
     void close() override;
 
 private:
-    enum Stmt { kApi, kKernel, kMemcpy, kMemset, kMemory, kHccl, kComm, kMarker, kRange, kStats, kString, kCount };
+    // The fixed statements, then one insert per record table (kRecordTable + its index).
+    enum Stmt { kRange, kStats, kString, kRecordTable, kCount = kRecordTable + kRecordTableCount };
     int64_t string_id(const char *s);
     sqlite3_stmt *bind(Stmt which, std::initializer_list<int64_t> values);
     void step(sqlite3_stmt *st);

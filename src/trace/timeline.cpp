@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "derived.h"
 #include "nearly_sorted.h"
 
 namespace mspti_trace {
@@ -18,33 +19,6 @@ constexpr uint32_t kEndFlags = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_F
 constexpr uint64_t kHorizonNs = 2ull * 1000000000ull;  // how late a slice may come and still be checked
 
 const char *or_empty(const char *s) { return s != nullptr ? s : ""; }
-
-const char *memcpy_name(msptiActivityMemcpyKind k) {
-    switch (k) {
-    case MSPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "Memcpy HtoH";
-    case MSPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "Memcpy HtoD";
-    case MSPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "Memcpy DtoH";
-    case MSPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "Memcpy DtoD";
-    case MSPTI_ACTIVITY_MEMCPY_KIND_DEFAULT: return "Memcpy Default";
-    default: return "Memcpy Unknown";
-    }
-}
-
-double bandwidth(uint64_t bytes, uint64_t start, uint64_t end) {
-    return end > start ? static_cast<double>(bytes) / static_cast<double>(end - start) : 0.0;
-}
-
-// The arguments every memcpy or memset slice carries, in their order (a memset adds its value).
-void add_transfer_args(Slice &s, uint64_t correlation_id, uint64_t bytes, const Record &r, uint8_t async,
-                       uint32_t device, uint32_t stream, const uint32_t *memset_value = nullptr) {
-    s.add_uint("correlation_id", correlation_id);
-    s.add_uint("bytes", bytes);
-    if (memset_value != nullptr) s.add_uint("value", *memset_value);
-    s.add_double("bandwidth_gbps", bandwidth(bytes, r.start, r.end));
-    s.add_uint("async", async);
-    s.add_uint("device", device);
-    s.add_uint("stream", stream);
-}
 
 std::string thread_name(uint32_t tid) {
     std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/comm");
@@ -173,70 +147,13 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
     return s;
 }
 
+// Each kind's track, slice name, flow and arguments: generated from schema/records.py.
+#include "timeline_kinds.inc"
+
 void Timeline::add(const Record &r) {
     sink_.record(r);
+    if (add_slice(r)) return;
     switch (r.kind()) {
-    case MSPTI_ACTIVITY_KIND_API:
-    case MSPTI_ACTIVITY_KIND_ACL_API:
-    case MSPTI_ACTIVITY_KIND_NODE_API:
-    case MSPTI_ACTIVITY_KIND_RUNTIME_API: {
-        const msptiActivityApi &a = r.u.api;
-        Slice &s = put(thread_track(a.pt.processId, a.pt.threadId), r, or_empty(a.name), kind_name(r.kind()));
-        s.flow = flow_id(a.correlationId);
-        s.add_uint("correlation_id", a.correlationId);
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_KERNEL: {
-        const msptiActivityKernel &k = r.u.kernel;
-        Slice &s = put(stream_track(k.ds.deviceId, k.ds.streamId), r, or_empty(k.name), "kernel");
-        s.flow = flow_id(k.correlationId);
-        s.add_uint("correlation_id", k.correlationId);
-        s.add_string("type", or_empty(k.type));
-        s.add_uint("device", k.ds.deviceId);
-        s.add_uint("stream", k.ds.streamId);
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_MEMCPY: {
-        const msptiActivityMemcpy &m = r.u.memcpy;
-        Slice &s = put(stream_track(m.deviceId, m.streamId), r, memcpy_name(m.copyKind), "memcpy");
-        s.flow = flow_id(m.correlationId);
-        add_transfer_args(s, m.correlationId, m.bytes, r, m.isAsync, m.deviceId, m.streamId);
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_MEMSET: {
-        const msptiActivityMemset &m = r.u.memset;
-        Slice &s = put(stream_track(m.deviceId, m.streamId), r, "Memset", "memset");
-        s.flow = flow_id(m.correlationId);
-        add_transfer_args(s, m.correlationId, m.bytes, r, m.isAsync, m.deviceId, m.streamId, &m.value);
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_HCCL: {
-        const msptiActivityHccl &h = r.u.hccl;
-        Slice &s = put(comm_track(h.commName), r, or_empty(h.name), "hccl");
-        double bytes = h.bandWidth * static_cast<double>(r.end - r.start);
-        s.add_uint("bytes", bytes > 0 ? static_cast<uint64_t>(bytes + 0.5) : 0);
-        s.add_double("bandwidth_gbps", h.bandWidth);
-        s.add_string("comm", or_empty(h.commName));
-        s.add_uint("device", h.ds.deviceId);
-        s.add_uint("stream", h.ds.streamId);
-        break;
-    }
-    case MSPTI_ACTIVITY_KIND_COMMUNICATION: {
-        const msptiActivityCommunication &c = r.u.comm;
-        Slice &s = put(comm_track(c.commName), r, or_empty(c.name), "communication");
-        uint64_t bytes = c.count * comm_type_size(c.dataType);
-        s.flow = flow_id(c.correlationId);
-        s.add_uint("correlation_id", c.correlationId);
-        s.add_uint("bytes", bytes);
-        s.add_uint("count", c.count);
-        s.add_uint("data_type", c.dataType);
-        s.add_string("alg_type", or_empty(c.algType));
-        s.add_double("bandwidth_gbps", bandwidth(bytes, r.start, r.end));
-        s.add_string("comm", or_empty(c.commName));
-        s.add_uint("device", c.ds.deviceId);
-        s.add_uint("stream", c.ds.streamId);
-        break;
-    }
     case MSPTI_ACTIVITY_KIND_MEMORY: {
         const msptiActivityMemory &m = r.u.memory;
         int64_t &sum = memory_in_use_[m.deviceId];
@@ -256,8 +173,7 @@ void Timeline::add_marker(const Record &r) {
     uint64_t key = (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
     if (flag & kMarkFlags) {
         Slice s = slice(marker_track(m), r, or_empty(m.name), "marker");
-        s.add_uint("id", m.id);
-        s.add_string("domain", or_empty(m.domain));
+        add_args(s, r);
         sink_.instant(s);
         return;
     }
@@ -265,8 +181,7 @@ void Timeline::add_marker(const Record &r) {
         const msptiActivityMarker &sm = start.u.marker;
         Slice &s = put(track, start, or_empty(sm.name), "marker");
         s.end = end < start.start ? start.start : end;
-        s.add_uint("id", sm.id);
-        s.add_string("domain", or_empty(sm.domain));
+        add_args(s, start);
         sink_.range(start, s.end);
     };
     if (flag & kStartFlags) {
@@ -394,8 +309,7 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
             const Record &r = entry.second.start;
             Slice s = slice(entry.second.track, r, keep_string(std::string(or_empty(r.u.marker.name)) + " (no end)"),
                             "marker");
-            s.add_uint("id", r.u.marker.id);
-            s.add_string("domain", or_empty(r.u.marker.domain));
+            add_args(s, r);
             sink_.instant(s);
             ++unmatched_;
         }

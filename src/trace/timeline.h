@@ -65,6 +65,9 @@ private:
     // A new slice of this window on `track` (its base track), to fill in.
     Slice &put(uint32_t track, const Record &r, const char *name, const char *category);
     void add_marker(const Record &r);
+    // Generated from the record schema (timeline_kinds.inc).
+    bool add_slice(const Record &r);
+    static void add_args(Slice &s, const Record &r);
     void place(Base &base, uint32_t index);
     static bool fits_late(const Lane &lane, const Slice &s);
     void emit(Base &base, Lane &lane);

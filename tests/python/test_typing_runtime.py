@@ -35,7 +35,8 @@ def _expected_type(t):
     return getattr(mspti, t.split(":")[1]) if base == "enum" else PY_TYPES[base]
 
 
-@pytest.mark.parametrize("record", TABLE.RECORDS, ids=lambda r: r.name)
+# The Monitor API's value types (values=False records are only laid out and traced).
+@pytest.mark.parametrize("record", [r for r in TABLE.RECORDS if r.values], ids=lambda r: r.name)
 def test_dataclasses_fields_match_the_schema(record):
     cls = getattr(mspti, record.name)
     assert dataclasses.is_dataclass(cls)

@@ -87,6 +87,7 @@ def trace_checks(python, build, out):
     """Kernels, markers and collectives of both ranks in the trace files (our readers, independent of the
     writer's C++), and the summary saying that msPTI's library keeps no per-kind counts."""
     sys.path.insert(0, os.path.join(SOURCE, "python"))
+    sys.path.append(os.path.join(build, "python"))  # the package's generated modules (_trace_schema)
     from mspti_trace import model  # noqa: E402
     procs = [p for p in model.load_dir(out).processes if p.slices]
     ranks = sorted(p.rank for p in procs if p.rank is not None)
