@@ -314,7 +314,8 @@ TEST(ChannelDecoder, GarbageIsCountedNeverTrusted) {
             for (char &b : bytes) b = static_cast<char>(rng());
             Collector c;
             ChannelDecoder d(0, chip, channel);
-            for (size_t at = 0; at < bytes.size(); at += 997) d.feed(bytes.data() + at, std::min<size_t>(997, bytes.size() - at), c);
+            for (size_t at = 0; at < bytes.size(); at += 997)
+                d.feed(bytes.data() + at, std::min<size_t>(997, bytes.size() - at), c);
             size_t size = record_size(chip, channel);
             const DecoderCounts &k = d.counts();
             EXPECT_EQ(k.records + k.skipped + k.malformed, bytes.size() / size);
@@ -349,7 +350,8 @@ TEST(DeviceClock, TicksConvertWithTheReportedFrequencyAndSync) {
             // before the sync
             EXPECT_EQ(ticks_to_monotonic(sync.sync_ticks - 2 * freq, sync), 998'000'000ull);
             // a day later, no overflow
-            EXPECT_EQ(ticks_to_monotonic(sync.sync_ticks + 86400000ull * freq, sync), 1'000'000'000ull + 86400'000'000'000ull);
+            EXPECT_EQ(ticks_to_monotonic(sync.sync_ticks + 86400000ull * freq, sync),
+                      1'000'000'000ull + 86400'000'000'000ull);
         }
     }
     EXPECT_EQ(ticks_to_monotonic(1234, DeviceSync{}), 1234u);  // no frequency: taken as ns
@@ -622,10 +624,14 @@ struct FakeHal {
         h.halGetDeviceInfo = [](uint32_t dev, int32_t, int32_t info, int64_t *v) {
             FakeHal &f = *current();
             if (dev >= kDevices) return 1;
-            if (info == cann::kInfoVersion) *v = static_cast<int64_t>(f.chip) << 8;
-            else if (info == cann::kInfoDevOscFreq) *v = static_cast<int64_t>(f.freq);
-            else if (info == cann::kInfoSysCount) *v = 1'000'000;
-            else return 0xfffe;
+            if (info == cann::kInfoVersion)
+                *v = static_cast<int64_t>(f.chip) << 8;
+            else if (info == cann::kInfoDevOscFreq)
+                *v = static_cast<int64_t>(f.freq);
+            else if (info == cann::kInfoSysCount)
+                *v = 1'000'000;
+            else
+                return 0xfffe;
             return 0;
         };
         h.prof_drv_get_channels = [](unsigned int, void *list) {
@@ -721,7 +727,8 @@ TEST(HalChannelReader, StartsChannelsWithMsptisConfigurationAndSyncsTheClock) {
         EXPECT_EQ(reader.clocks().to_monotonic(2, 1'000'000 + 150000), sync + 3'000'000);
         std::lock_guard<std::mutex> l(f.hal.mu);
         EXPECT_EQ(f.hal.rings[std::make_pair(2u, 44u)].config, (std::vector<uint32_t>{20, 0, 0, 0, 0, 0, 1, 0, 1}));
-        EXPECT_EQ(f.hal.rings[std::make_pair(2u, 50u)].config, (std::vector<uint32_t>{1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0}));
+        EXPECT_EQ(f.hal.rings[std::make_pair(2u, 50u)].config,
+                  (std::vector<uint32_t>{1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0}));
     }
     std::lock_guard<std::mutex> l(f.hal.mu);
     EXPECT_FALSE(f.hal.rings[std::make_pair(2u, 44u)].on);  // the destructor stops what it started

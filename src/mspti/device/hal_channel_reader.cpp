@@ -102,7 +102,7 @@ StartResult HalChannelReader::start(uint32_t device, uint32_t channel) {
     }
     if (!clocks_.known(device)) sync_clock(device);
     {
-        std::lock_guard<std::mutex> lock(c->mu);
+        std::lock_guard<std::mutex> lock(parse_);
         if (c->decoder == nullptr) {
             c->decoder = new ChannelDecoder(device, static_cast<uint32_t>(id), channel);
             c->buffer = new char[kReadBytes];
@@ -152,7 +152,8 @@ void HalChannelReader::drain(uint32_t device, uint32_t channel, Channel &c) {
 void HalChannelReader::poll_main(uint64_t generation) {
     ProfPollInfo info[2 * kMaxDevices];
     // A later generation's poller replaces this one (stopped, then started again before it left).
-    while (on_count_.load(std::memory_order_acquire) != 0 && generation_.load(std::memory_order_acquire) == generation) {
+    while (on_count_.load(std::memory_order_acquire) != 0 &&
+           generation_.load(std::memory_order_acquire) == generation) {
         int n = hal_.prof_channel_poll(info, static_cast<int>(2 * kMaxDevices), kPollTimeoutS);
         if (n == kProfStoppedAlready) {
             // The driver has no channel started while we think one is: ours is being stopped right
@@ -167,7 +168,7 @@ void HalChannelReader::poll_main(uint64_t generation) {
         for (int i = 0; i < n && i < static_cast<int>(2 * kMaxDevices); ++i) {
             Channel *c = find(info[i].deviceId, info[i].channelId);
             if (c == nullptr || !c->on.load(std::memory_order_acquire)) continue;
-            std::lock_guard<std::mutex> lock(c->mu);
+            std::lock_guard<std::mutex> lock(parse_);
             drain(info[i].deviceId, info[i].channelId, *c);
         }
     }
@@ -180,7 +181,7 @@ void HalChannelReader::flush() {
             if (!c->on.load(std::memory_order_acquire)) continue;
             unsigned int length = 0;
             if (hal_.halProfDataFlush != nullptr) hal_.halProfDataFlush(dev, ch, &length);
-            std::lock_guard<std::mutex> lock(c->mu);
+            std::lock_guard<std::mutex> lock(parse_);
             drain(dev, ch, *c);
         }
     }
@@ -193,7 +194,7 @@ void HalChannelReader::stop(uint32_t device, uint32_t channel) {
     {
         std::lock_guard<std::mutex> control(control_);
         if (!c->on.load(std::memory_order_relaxed)) return;
-        std::lock_guard<std::mutex> lock(c->mu);
+        std::lock_guard<std::mutex> lock(parse_);
         unsigned int length = 0;
         if (hal_.halProfDataFlush != nullptr) hal_.halProfDataFlush(device, channel, &length);
         drain(device, channel, *c);  // what finished before the stop is delivered
@@ -223,7 +224,7 @@ DecoderCounts HalChannelReader::counts() const {
     DecoderCounts sum;
     for (auto &dev : channels_)
         for (const Channel &c : dev) {
-            std::lock_guard<std::mutex> lock(const_cast<std::mutex &>(c.mu));
+            std::lock_guard<std::mutex> lock(const_cast<std::mutex &>(parse_));
             if (c.decoder == nullptr) continue;
             const DecoderCounts &k = c.decoder->counts();
             sum.records += k.records;
@@ -234,16 +235,26 @@ DecoderCounts HalChannelReader::counts() const {
     return sum;
 }
 
+void HalChannelReader::fork_prepare() {
+    control_.lock();
+    parse_.lock();
+}
+
+void HalChannelReader::fork_parent() {
+    parse_.unlock();
+    control_.unlock();
+}
+
 void HalChannelReader::forget_after_fork() {
     // The parent's poll thread does not exist here; its handle is released without a join.
     if (poller_.joinable()) poller_.detach();
     for (auto &dev : channels_)
         for (Channel &c : dev) {
-            new (&c.mu) std::mutex;
             c.on.store(false, std::memory_order_relaxed);
             if (c.decoder != nullptr) c.decoder->reset();
         }
     new (&control_) std::mutex;
+    new (&parse_) std::mutex;
     on_count_.store(0, std::memory_order_relaxed);
 }
 

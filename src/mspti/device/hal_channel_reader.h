@@ -1,7 +1,7 @@
 // Reads the driver's profiling channels (libascend_hal.so): starts STARS SoC log (50) and TS-FW (44)
 // per device with the configuration msPTI uses, polls them on one thread of its own, reads, and hands
-// the bytes to each channel's ChannelDecoder, whose records go to a ChannelSink. A channel is read and
-// parsed under its own lock, so flush() (on the caller's thread: the device flushes, then the channel
+// the bytes to each channel's ChannelDecoder, whose records go to a ChannelSink. Channels are read and
+// parsed under one lock, so flush() (on the caller's thread: the device flushes, then the channel
 // is read until empty) returns only once everything the device had written is parsed: unlike msPTI,
 // where a flush counts as done once data is read. Device ticks convert through DeviceClocks, set from
 // the device's counter and frequency when its first channel starts.
@@ -61,19 +61,21 @@ public:
     DecoderCounts counts() const;
     uint64_t read_errors() const { return read_errors_.load(std::memory_order_relaxed); }
 
+    /// fork(): holds every lock of the reader across it (parent releases them; the child renews them).
+    void fork_prepare();
+    void fork_parent();
     /// fork(): the child has no poll thread and owns no channel (the parent's); it forgets them.
     void forget_after_fork();
 
 private:
     struct Channel {
-        std::mutex mu;  // reading and parsing
         std::atomic<bool> on{false};
-        ChannelDecoder *decoder = nullptr;  // under mu; kept once made (its counts live on)
+        ChannelDecoder *decoder = nullptr;  // under parse_; kept once made (its counts live on)
         char *buffer = nullptr;
     };
     static int slot(uint32_t channel);
     Channel *find(uint32_t device, uint32_t channel);
-    void drain(uint32_t device, uint32_t channel, Channel &c);  // caller holds c.mu
+    void drain(uint32_t device, uint32_t channel, Channel &c);  // caller holds parse_
     void sync_clock(uint32_t device);
     void poll_main(uint64_t generation);
 
@@ -82,6 +84,9 @@ private:
     DeviceClocks clocks_;
     Channel channels_[kMaxDevices][2];
     std::mutex control_;  // start/stop and the poll thread
+    // Reading and parsing, every channel: the sink gets records one at a time, in channel order,
+    // whichever thread (poller or flusher) parses them.
+    std::mutex parse_;
     std::thread poller_;
     std::atomic<uint32_t> on_count_{0};
     std::atomic<uint64_t> generation_{0};
