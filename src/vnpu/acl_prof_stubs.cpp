@@ -1,5 +1,5 @@
 // libmsprofiler's aclprof* API: declared so CANN programs link; the virtual NPU profiles through msPTI
-// (vnpu_profiler.h), so each of these reports ACL_ERROR_API_NOT_SUPPORT.
+// and libprofapi/libascend_hal (prof_reports.h), so each of these reports ACL_ERROR_API_NOT_SUPPORT.
 #include "acl/acl_prof.h"
 #include "export.h"
 

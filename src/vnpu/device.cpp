@@ -4,7 +4,7 @@
 
 #include "acl/acl.h"
 #include "export.h"
-#include "profiler_hooks.h"
+#include "report_spans.h"
 #include "runtime.h"
 
 using vnpu::Runtime;

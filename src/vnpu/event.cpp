@@ -5,7 +5,7 @@
 
 #include "acl/acl.h"
 #include "export.h"
-#include "profiler_hooks.h"
+#include "report_spans.h"
 #include "runtime.h"
 
 namespace vnpu {
@@ -111,9 +111,9 @@ VNPU_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
         return rc;
     }
     uint64_t generation = ev->begin_record();
-    uint64_t seq = target->enqueue([ev, generation] { ev->complete(generation, vnpu::profiler::now_ns()); });
+    uint64_t seq = target->enqueue([ev, generation] { ev->complete(generation, vnpu::report::now_ns()); });
     if (seq == 0) {
-        ev->complete(generation, vnpu::profiler::now_ns());  // keep the event consistent
+        ev->complete(generation, vnpu::report::now_ns());  // keep the event consistent
         return ACL_ERROR_INVALID_RESOURCE_HANDLE;
     }
     return ACL_SUCCESS;

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "profiler_hooks.h"
+#include "report_spans.h"
 #include "runtime.h"
 
 namespace vnpu::hccl {
@@ -129,7 +129,7 @@ HcclResult Arena::wait_until(Pred ready, uint64_t deadline_ns) {
         if (header_->broken != 0) {
             return HCCL_E_TIMEOUT;  // another rank timed out waiting (or one died): this wait would too
         }
-        const uint64_t now = profiler::now_ns();
+        const uint64_t now = report::now_ns();
         if (now >= deadline_ns || Runtime::get().cancel_epoch() != epoch) {
             header_->broken = 1;
             pthread_cond_broadcast(&header_->cv);
@@ -157,7 +157,7 @@ HcclResult Arena::barrier() {
         pthread_cond_broadcast(&header_->cv);
         return HCCL_SUCCESS;
     }
-    return wait_until([&] { return header_->generation != generation; }, profiler::now_ns() + exec_timeout_ns());
+    return wait_until([&] { return header_->generation != generation; }, report::now_ns() + exec_timeout_ns());
 }
 
 HcclResult Arena::join(uint32_t rank, uint64_t timeout_ns) {
@@ -169,13 +169,13 @@ HcclResult Arena::join(uint32_t rank, uint64_t timeout_ns) {
     header_->claimed_ranks |= bit;
     ++header_->joined;
     pthread_cond_broadcast(&header_->cv);
-    return wait_until([&] { return header_->joined == header_->n_ranks; }, profiler::now_ns() + timeout_ns);
+    return wait_until([&] { return header_->joined == header_->n_ranks; }, report::now_ns() + timeout_ns);
 }
 
 HcclResult Arena::send(uint32_t from, uint32_t to, const void *data, uint64_t bytes) {
     Lock lock(header_);
     Mailbox &box = mailbox(from, to);
-    const uint64_t deadline = profiler::now_ns() + exec_timeout_ns();
+    const uint64_t deadline = report::now_ns() + exec_timeout_ns();
     uint64_t offset = 0;
     do {
         HcclResult rc = wait_until([&] { return box.full == 0; }, deadline);
@@ -208,7 +208,7 @@ HcclResult Arena::send(uint32_t from, uint32_t to, const void *data, uint64_t by
 HcclResult Arena::recv(uint32_t from, uint32_t to, void *data, uint64_t bytes) {
     Lock lock(header_);
     Mailbox &box = mailbox(from, to);
-    const uint64_t deadline = profiler::now_ns() + exec_timeout_ns();
+    const uint64_t deadline = report::now_ns() + exec_timeout_ns();
     uint64_t offset = 0;
     do {
         HcclResult rc = wait_until([&] { return box.full != 0; }, deadline);

@@ -20,7 +20,7 @@
 #include "hccl_comm.h"
 #include "hccl_reduce.h"
 #include "memory_registry.h"
-#include "profiler_hooks.h"
+#include "report_spans.h"
 #include "runtime.h"
 
 namespace vnpu::hccl {
@@ -206,24 +206,24 @@ HcclResult enqueue(const std::shared_ptr<Communicator> &comm, aclrtStream stream
     if (resolve_stream(stream, target) != ACL_SUCCESS || target->device_id() != comm->device_id) {
         return HCCL_E_PARA;  // unknown stream, or a stream of another device than this rank's
     }
-    const vnpuCollectiveInfo info{static_cast<uint32_t>(target->device_id()),
-                                  target->id(),
-                                  names.op_name,
-                                  comm->name.c_str(),
-                                  names.alg_type,
-                                  static_cast<uint32_t>(type),
-                                  count,
-                                  comm->rank_size};
-    const profiler::ExecutionTag tag = profiler::collective_enqueued(info);
+    const cann::CollectiveInfo info{static_cast<uint32_t>(target->device_id()),
+                                    target->id(),
+                                    names.op_name,
+                                    comm->name.c_str(),
+                                    names.alg_type,
+                                    static_cast<uint32_t>(type),
+                                    count,
+                                    comm->rank_size};
+    const cann::Task task = cann::collective_enqueued(info);
     // The task runs on the stream, which its worker keeps alive meanwhile.
     Stream *on = target.get();
     const char *api = names.api;
-    uint64_t seq = target->enqueue([comm, body = std::move(body), tag, on, api] {
-        const uint64_t start = profiler::now_ns();
+    uint64_t seq = target->enqueue([comm, body = std::move(body), task, on, api] {
+        const uint64_t start = report::now_ns();
         t_why.clear();
         const HcclResult rc = body(*comm);
         fault::after_collective();
-        profiler::collective_executed(tag, start, profiler::now_ns());
+        cann::task_executed(task, start, report::now_ns());
         if (rc != HCCL_SUCCESS) {
             std::string why = t_why.empty()
                                   ? std::string(result_name(rc)) + ": " + api + " on rank " +
@@ -262,13 +262,13 @@ HcclResult check_point_to_point(HcclComm comm, const void *buf, uint64_t count, 
 }  // namespace vnpu::hccl
 
 using namespace vnpu::hccl;
-using vnpu::profiler::ApiSpan;
+using vnpu::report::ApiSpan;
 
 extern "C" {
 
 VNPU_EXPORT HcclResult HcclAllReduce(void *send_buf, void *recv_buf, uint64_t count, HcclDataType data_type,
                                      HcclReduceOp op, HcclComm comm, aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclAllReduce");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclAllReduce");
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(data_type, true, op);
@@ -290,7 +290,7 @@ VNPU_EXPORT HcclResult HcclAllReduce(void *send_buf, void *recv_buf, uint64_t co
 
 VNPU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType data_type, uint32_t root, HcclComm comm,
                                      aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclBroadcast");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclBroadcast");
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(data_type, false, HCCL_REDUCE_SUM);
@@ -313,7 +313,7 @@ VNPU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dat
 
 VNPU_EXPORT HcclResult HcclAllGather(void *send_buf, void *recv_buf, uint64_t send_count, HcclDataType data_type,
                                      HcclComm comm, aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclAllGather");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclAllGather");
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(data_type, false, HCCL_REDUCE_SUM);
@@ -338,7 +338,7 @@ VNPU_EXPORT HcclResult HcclAllGather(void *send_buf, void *recv_buf, uint64_t se
 
 VNPU_EXPORT HcclResult HcclReduceScatter(void *send_buf, void *recv_buf, uint64_t recv_count, HcclDataType data_type,
                                          HcclReduceOp op, HcclComm comm, aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclReduceScatter");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclReduceScatter");
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(data_type, true, op);
@@ -369,7 +369,7 @@ VNPU_EXPORT HcclResult HcclReduceScatter(void *send_buf, void *recv_buf, uint64_
 
 VNPU_EXPORT HcclResult HcclReduce(void *send_buf, void *recv_buf, uint64_t count, HcclDataType data_type,
                                   HcclReduceOp op, uint32_t root, HcclComm comm, aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclReduce");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclReduce");
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(data_type, true, op);
@@ -395,7 +395,7 @@ VNPU_EXPORT HcclResult HcclReduce(void *send_buf, void *recv_buf, uint64_t count
 
 VNPU_EXPORT HcclResult HcclScatter(void *send_buf, void *recv_buf, uint64_t recv_count, HcclDataType data_type,
                                    uint32_t root, HcclComm comm, aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclScatter");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclScatter");
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(data_type, false, HCCL_REDUCE_SUM);
@@ -425,7 +425,7 @@ VNPU_EXPORT HcclResult HcclScatter(void *send_buf, void *recv_buf, uint64_t recv
 VNPU_EXPORT HcclResult HcclAlltoAll(const void *send_buf, uint64_t send_count, HcclDataType send_type,
                                     const void *recv_buf, uint64_t recv_count, HcclDataType recv_type, HcclComm comm,
                                     aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclAlltoAll");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclAlltoAll");
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc == HCCL_SUCCESS) rc = check_type(send_type, false, HCCL_REDUCE_SUM);
@@ -468,7 +468,7 @@ VNPU_EXPORT HcclResult HcclAlltoAllV(const void *send_buf, const void *send_coun
 }
 
 VNPU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclBarrier");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclBarrier");
     std::shared_ptr<Communicator> c;
     HcclResult rc = find_communicator(comm, c);
     if (rc != HCCL_SUCCESS) return rc;
@@ -483,7 +483,7 @@ VNPU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
 
 VNPU_EXPORT HcclResult HcclSend(void *send_buf, uint64_t count, HcclDataType data_type, uint32_t dest_rank,
                                 HcclComm comm, aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclSend");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclSend");
     std::shared_ptr<Communicator> c;
     uint64_t bytes = 0;
     HcclResult rc = check_point_to_point(comm, send_buf, count, data_type, dest_rank, c, bytes);
@@ -496,7 +496,7 @@ VNPU_EXPORT HcclResult HcclSend(void *send_buf, uint64_t count, HcclDataType dat
 
 VNPU_EXPORT HcclResult HcclRecv(void *recv_buf, uint64_t count, HcclDataType data_type, uint32_t src_rank,
                                 HcclComm comm, aclrtStream stream) {
-    ApiSpan span(VNPU_API_LEVEL_HCCL, "HcclRecv");
+    ApiSpan span(vnpu::cann::ApiLevel::kHccl, "HcclRecv");
     std::shared_ptr<Communicator> c;
     uint64_t bytes = 0;
     HcclResult rc = check_point_to_point(comm, recv_buf, count, data_type, src_rank, c, bytes);

@@ -8,7 +8,7 @@
 #include <ctime>
 
 #include "hccl_comm.h"
-#include "profiler_hooks.h"
+#include "report_spans.h"
 
 namespace vnpu::hccl {
 namespace {
@@ -56,10 +56,10 @@ HcclResult open_shared_arena(const char *shm_name, uint32_t n_ranks, std::shared
     if (fd < 0) {
         return HCCL_E_SYSCALL;
     }
-    const uint64_t deadline = profiler::now_ns() + connect_timeout_ns();
+    const uint64_t deadline = report::now_ns() + connect_timeout_ns();
     struct stat info {};
     while (fstat(fd, &info) == 0 && static_cast<size_t>(info.st_size) < sizeof(ArenaHeader)) {
-        if (profiler::now_ns() > deadline) {
+        if (report::now_ns() > deadline) {
             close(fd);
             return HCCL_E_TIMEOUT;
         }
@@ -74,7 +74,7 @@ HcclResult open_shared_arena(const char *shm_name, uint32_t n_ranks, std::shared
     auto arena = std::make_shared<Arena>(memory, [memory, mapped] { munmap(memory, mapped); });
     uint32_t arena_ranks = 0;
     while (!arena_ready(memory, arena_ranks)) {
-        if (profiler::now_ns() > deadline) {
+        if (report::now_ns() > deadline) {
             return HCCL_E_TIMEOUT;
         }
         pause1ms();

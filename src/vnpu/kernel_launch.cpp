@@ -10,7 +10,7 @@
 #include "export.h"
 #include "fault.h"
 #include "memory_registry.h"
-#include "profiler_hooks.h"
+#include "report_spans.h"
 #include "runtime.h"
 
 namespace vnpu {
@@ -37,7 +37,7 @@ private:
 
 aclError launch(aclrtFuncHandle func_handle, uint32_t num_blocks, aclrtStream stream, const void *args,
                 size_t args_size) {
-    profiler::ApiSpan span(VNPU_API_LEVEL_RUNTIME, "rtKernelLaunch");
+    report::ApiSpan span(cann::ApiLevel::kRuntime, "rtKernelLaunch");
     if (func_handle == nullptr || num_blocks == 0 || (args == nullptr && args_size > 0)) {
         return ACL_ERROR_INVALID_PARAM;
     }
@@ -54,13 +54,13 @@ aclError launch(aclrtFuncHandle func_handle, uint32_t num_blocks, aclrtStream st
         return rc;
     }
     auto call = std::make_shared<KernelCall>(*fn, args, args_size);
-    const vnpuKernelInfo info{static_cast<uint32_t>(target->device_id()), target->id(), fn->name, fn->type};
-    const profiler::ExecutionTag tag = profiler::kernel_enqueued(info);
-    uint64_t seq = target->enqueue([call = std::move(call), tag, info] {
-        const uint64_t start = profiler::now_ns();
+    const cann::KernelInfo info{static_cast<uint32_t>(target->device_id()), target->id(), fn->name, fn->type};
+    const cann::Task task = cann::kernel_enqueued(info);
+    uint64_t seq = target->enqueue([call = std::move(call), task] {
+        const uint64_t start = report::now_ns();
         call->run();
         fault::after_kernel();
-        profiler::kernel_executed(tag, info, start, profiler::now_ns());
+        cann::task_executed(task, start, report::now_ns());
     });
     return seq != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }

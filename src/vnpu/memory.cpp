@@ -8,7 +8,7 @@
 #include "acl/acl.h"
 #include "export.h"
 #include "memory_registry.h"
-#include "profiler_hooks.h"
+#include "report_spans.h"
 #include "runtime.h"
 
 using vnpu::Allocation;

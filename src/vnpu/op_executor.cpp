@@ -10,7 +10,7 @@
 #include "acl/acl.h"
 #include "export.h"
 #include "handle_registry.h"
-#include "profiler_hooks.h"
+#include "report_spans.h"
 #include "runtime.h"
 
 namespace vnpu {
@@ -108,7 +108,7 @@ aclnnStatus create_executor(OpPlan plan, uint64_t *workspace_size, aclOpExecutor
 }
 
 aclnnStatus run_executor(void *workspace, uint64_t workspace_size, aclOpExecutor *executor, aclrtStream stream) {
-    const uint64_t begin_ns = profiler::now_ns();
+    const uint64_t begin_ns = report::now_ns();
     if (executor == nullptr || (workspace == nullptr && workspace_size > 0)) {
         return ACLNN_ERR_PARAM_NULLPTR;
     }
@@ -132,7 +132,7 @@ aclnnStatus run_executor(void *workspace, uint64_t workspace_size, aclOpExecutor
     if (!live->repeatable.load()) {
         executors().remove(executor);
     }
-    profiler::api(VNPU_API_LEVEL_NODE, plan.api_name, begin_ns, profiler::now_ns());
+    report::api(cann::ApiLevel::kNode, plan.api_name, begin_ns, report::now_ns());
     return ACLNN_SUCCESS;
 }
 

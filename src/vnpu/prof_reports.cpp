@@ -64,13 +64,13 @@ uint32_t type_id(uint16_t level, uint32_t first, const char *name) {
 
 uint64_t hash_id(const char *name) { return MsprofGetHashId(name, std::strlen(name)); }
 
-uint64_t api_switch(vnpuApiLevel level) {
+uint64_t api_switch(ApiLevel level) {
     switch (level) {
-    case VNPU_API_LEVEL_ACL:
-    case VNPU_API_LEVEL_NODE: return pa::kSwitchAclApi;
-    case VNPU_API_LEVEL_HCCL:
+    case ApiLevel::kAcl:
+    case ApiLevel::kNode: return pa::kSwitchAclApi;
+    case ApiLevel::kHccl:
         return pa::kSwitchHcclTrace | pa::kSwitchAclApi;  // the HCCL API, or the node launch around it
-    case VNPU_API_LEVEL_RUNTIME: return pa::kSwitchRuntimeApi;
+    case ApiLevel::kRuntime: return pa::kSwitchRuntimeApi;
     }
     return 0;
 }
@@ -118,13 +118,13 @@ void send_track(const Task &t, uint16_t task_type_level_id, const char *name) {
 
 }  // namespace
 
-bool api_wanted(vnpuApiLevel level) noexcept {
+bool api_wanted(ApiLevel level) noexcept {
     return (gate().api.load(std::memory_order_relaxed) & api_switch(level)) != 0;
 }
 
-void report_api(vnpuApiLevel level, const char *name, uint64_t begin_ns, uint64_t end_ns) noexcept {
+void report_api(ApiLevel level, const char *name, uint64_t begin_ns, uint64_t end_ns) noexcept {
     const uint64_t on = gate().api.load(std::memory_order_acquire);
-    if (level == VNPU_API_LEVEL_HCCL) {
+    if (level == ApiLevel::kHccl) {
         const char *op = t_pendingOp;
         t_pendingOp = nullptr;
         const uint64_t offset = host_offset();
@@ -141,13 +141,9 @@ void report_api(vnpuApiLevel level, const char *name, uint64_t begin_ns, uint64_
     }
     const uint64_t offset = host_offset();
     switch (level) {
-    case VNPU_API_LEVEL_ACL:
-        send_api(pa::kLevelAcl, type_id(pa::kLevelAcl, 1, name), 0, begin_ns, end_ns, offset);
-        break;
-    case VNPU_API_LEVEL_NODE:
-        send_api(pa::kLevelNode, pa::kTypeNodeLaunch, hash_id(name), begin_ns, end_ns, offset);
-        break;
-    case VNPU_API_LEVEL_RUNTIME:
+    case ApiLevel::kAcl: send_api(pa::kLevelAcl, type_id(pa::kLevelAcl, 1, name), 0, begin_ns, end_ns, offset); break;
+    case ApiLevel::kNode: send_api(pa::kLevelNode, pa::kTypeNodeLaunch, hash_id(name), begin_ns, end_ns, offset); break;
+    case ApiLevel::kRuntime:
         send_api(pa::kLevelRuntime, type_id(pa::kLevelRuntime, pa::kTypeRuntimeApiBase, name), 0, begin_ns, end_ns,
                  offset);
         break;
@@ -155,7 +151,7 @@ void report_api(vnpuApiLevel level, const char *name, uint64_t begin_ns, uint64_
     }
 }
 
-Task kernel_enqueued(const vnpuKernelInfo &info) noexcept {
+Task kernel_enqueued(const KernelInfo &info) noexcept {
     const bool track = (gate().compact.load(std::memory_order_acquire) & kTrackSwitches) != 0;
     if (!track && vnpuHalChannelOn(info.deviceId, vnpu::hal::kChannelStarsSocLog) == 0) {
         return {};
@@ -167,7 +163,7 @@ Task kernel_enqueued(const vnpuKernelInfo &info) noexcept {
     return t;
 }
 
-Task collective_enqueued(const vnpuCollectiveInfo &info) noexcept {
+Task collective_enqueued(const CollectiveInfo &info) noexcept {
     const uint64_t compact = gate().compact.load(std::memory_order_acquire);
     const uint64_t api = gate().api.load(std::memory_order_acquire);
     const bool track = (compact & kTrackSwitches) != 0;

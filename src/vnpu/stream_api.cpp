@@ -1,9 +1,9 @@
 // Stream API: create/destroy/synchronise, ids, host functions, and the profiling trace tasks.
 #include "acl/acl.h"
 #include "export.h"
-#include "profiler_hooks.h"
+#include "report_spans.h"
+#include "vnpu/vnpu_stream.h"
 #include "runtime.h"
-#include "vnpu/vnpu_profiler.h"
 
 using vnpu::Runtime;
 
@@ -86,23 +86,9 @@ VNPU_EXPORT aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream 
     vnpu::cann::TracePayload payload;
     const vnpu::cann::Task task =
         vnpu::cann::trace_enqueued(static_cast<uint32_t>(target->device_id()), target->id(), userdata, length, payload);
-    return target->enqueue([task, payload] { vnpu::cann::trace_reached(task, payload, vnpu::profiler::now_ns()); }) != 0
+    return target->enqueue([task, payload] { vnpu::cann::trace_reached(task, payload, vnpu::report::now_ns()); }) != 0
                ? ACL_SUCCESS
                : ACL_ERROR_INVALID_RESOURCE_HANDLE;
-}
-
-VNPU_EXPORT int vnpuStreamTrace(void *stream, uint64_t mark_id, uint32_t flag) {
-    std::shared_ptr<vnpu::Stream> target;
-    aclError rc = vnpu::resolve_stream(stream, target);
-    if (rc != ACL_SUCCESS) {
-        return rc;
-    }
-    const auto device_id = static_cast<uint32_t>(target->device_id());
-    const uint32_t stream_id = target->id();
-    uint64_t seq = target->enqueue([mark_id, flag, device_id, stream_id] {
-        vnpu::profiler::stream_trace_reached(mark_id, flag, device_id, stream_id, vnpu::profiler::now_ns());
-    });
-    return seq != 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_RESOURCE_HANDLE;
 }
 
 VNPU_EXPORT int vnpuStreamGetIds(void *stream, uint32_t *device_id, uint32_t *stream_id) {

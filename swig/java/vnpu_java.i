@@ -20,13 +20,13 @@
 
 %{
 #include <dlfcn.h>
-#include "vnpu/vnpu_profiler.h"
+#include "vnpu/vnpu_stream.h"
 
 // libvnpu.so came in as a dependency of this library, which the JVM dlopen()s RTLD_LOCAL: promote it
 // to the global scope, where libmspti.so looks for the runtime (KERNEL and COMMUNICATION records).
 extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *, void *) {
   Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&vnpuProfilerRegister), &info) != 0 && info.dli_fname != nullptr) {
+  if (dladdr(reinterpret_cast<void *>(&vnpuStreamGetIds), &info) != 0 && info.dli_fname != nullptr) {
     dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
   }
   return JNI_VERSION_1_8;

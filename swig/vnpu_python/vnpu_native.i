@@ -11,7 +11,7 @@
 
 %{
 #include <dlfcn.h>
-#include "vnpu/vnpu_profiler.h"
+#include "vnpu/vnpu_stream.h"
 #include "vnpu_facade.h"
 
 /* Raises vnpu.NpuError(function, code, message) for a failed runtime call (the GIL is held: SWIG takes it
@@ -36,7 +36,7 @@ static void vnpu_raise_call_error(const vnpu::api::CallError &e) {
      to the global scope, where libmspti.so finds the runtime (KERNEL and COMMUNICATION records). */
   {
     Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&vnpuProfilerRegister), &info) != 0 && info.dli_fname != nullptr) {
+    if (dladdr(reinterpret_cast<void *>(&vnpuStreamGetIds), &info) != 0 && info.dli_fname != nullptr) {
       dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
     }
   }

@@ -16,7 +16,7 @@
 #include "aclnnop/aclnn_add.h"
 #include "ascend_hal.h"
 #include "profapi.h"
-#include "vnpu/vnpu_profiler.h"
+#include "vnpu/vnpu_stream.h"
 
 namespace {
 

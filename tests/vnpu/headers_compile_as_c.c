@@ -9,7 +9,7 @@
 #include "hccl/hccl.h"
 #include "hccl/hccl_types.h"
 #include "securec.h"
-#include "vnpu/vnpu_profiler.h"
+#include "vnpu/vnpu_stream.h"
 
 int vnpuHeadersCompileAsC(void);
 

@@ -8,7 +8,7 @@
 
 #include "test_support.h"
 #include "hccl/hccl_types.h"
-#include "vnpu/vnpu_profiler.h"
+#include "vnpu/vnpu_stream.h"
 
 using vnpu_test::DeviceTest;
 

@@ -30,7 +30,8 @@ constexpr int kDrvErrorNotSupport = 0xfffe;
 constexpr int kProfError = -1;
 constexpr int kProfStoppedAlready = -4;
 
-/// Device clock: 50 MHz, i.e. this many ticks per millisecond (DEV_OSC_FREQUE).
+/// Device clock by default: 50 MHz, i.e. this many ticks per millisecond (DEV_OSC_FREQUE);
+/// VNPU_DEVICE_TICKS_PER_MS and VNPU_DEVICE_CLOCK_OFFSET change the rate and the counter's start.
 constexpr uint64_t kTicksPerMs = 50000;
 
 struct ChannelInfo {
@@ -138,7 +139,7 @@ int halProfDataFlush(unsigned int deviceId, unsigned int channelId, unsigned int
 // The virtual NPU's side (not part of the driver's interface).
 /** Chip id of every virtual device: VNPU_CHIP=910B (default), 310B or V6. */
 uint32_t vnpuHalChipId(void);
-/** The device counter (ticks of kTicksPerMs per ms) at CLOCK_MONOTONIC time monoNs. */
+/** The device counter (DEV_OSC_FREQUE ticks per ms, from VNPU_DEVICE_CLOCK_OFFSET) at CLOCK_MONOTONIC time monoNs. */
 uint64_t vnpuHalTicks(uint64_t monoNs);
 /** Whether the channel of the device is started: when not, writers build nothing. */
 int vnpuHalChannelOn(uint32_t deviceId, uint32_t channelId);

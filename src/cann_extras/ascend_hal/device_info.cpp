@@ -1,7 +1,10 @@
 // libascend_hal.so, devices: count (VNPU_DEVICE_COUNT, as the runtime reads it), chip id (VNPU_CHIP)
-// and the device clock. The counter runs at 50 MHz off CLOCK_MONOTONIC, so SYS_COUNT, DEV_OSC_FREQUE
-// and every record's timestamp agree; the driver reports no host oscillator (API version below
+// and the device clock. The counter runs off CLOCK_MONOTONIC at VNPU_DEVICE_TICKS_PER_MS (default
+// 50000: 50 MHz) from VNPU_DEVICE_CLOCK_OFFSET ticks (default 0), so SYS_COUNT, DEV_OSC_FREQUE and
+// every record's timestamp agree, and a profiler must convert as on hardware: a device counter is
+// neither the host's clock nor its rate. The driver reports no host oscillator (API version below
 // 0x071905), so a profiler takes host timestamps as CLOCK_MONOTONIC_RAW ns.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +47,34 @@ uint32_t chip_from_env() {
     return kChip910B;
 }
 
+// A whole number from the environment in [low, high], else `fallback` (with a line saying why).
+uint64_t env_number(const char *name, uint64_t fallback, uint64_t low, uint64_t high) {
+    const char *text = std::getenv(name);
+    if (text == nullptr || *text == '\0') {
+        return fallback;
+    }
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || *text == '-' || value < low || value > high) {
+        std::fprintf(stderr, "libascend_hal: %s=\"%s\" is not a whole number in [%llu, %llu]; using %llu\n", name, text,
+                     static_cast<unsigned long long>(low), static_cast<unsigned long long>(high),
+                     static_cast<unsigned long long>(fallback));
+        return fallback;
+    }
+    return value;
+}
+
+uint64_t ticks_per_ms() {
+    static const uint64_t f = env_number("VNPU_DEVICE_TICKS_PER_MS", kTicksPerMs, 1, 1000000000ULL);
+    return f;
+}
+
+uint64_t clock_offset() {
+    static const uint64_t o = env_number("VNPU_DEVICE_CLOCK_OFFSET", 0, 0, 1ULL << 62);
+    return o;
+}
+
 uint64_t mono_ns() {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -62,7 +93,10 @@ HAL_EXPORT uint32_t vnpuHalChipId(void) {
     return chip;
 }
 
-HAL_EXPORT uint64_t vnpuHalTicks(uint64_t monoNs) { return monoNs / (1000000 / kTicksPerMs); }
+HAL_EXPORT uint64_t vnpuHalTicks(uint64_t monoNs) {
+    const auto ticks = static_cast<unsigned __int128>(monoNs) * ticks_per_ms() / 1000000U;
+    return static_cast<uint64_t>(ticks) + clock_offset();
+}
 
 HAL_EXPORT int drvGetDevNum(uint32_t *count) {
     if (count == nullptr) {
@@ -93,7 +127,7 @@ HAL_EXPORT int halGetDeviceInfo(uint32_t deviceId, int32_t moduleType, int32_t i
     switch (infoType) {
     case kInfoVersion: *value = static_cast<int64_t>(vnpuHalChipId()) << 8; return kDrvErrorNone;
     case kInfoSysCount: *value = static_cast<int64_t>(vnpuHalTicks(mono_ns())); return kDrvErrorNone;
-    case kInfoDevOscFreq: *value = static_cast<int64_t>(kTicksPerMs); return kDrvErrorNone;
+    case kInfoDevOscFreq: *value = static_cast<int64_t>(ticks_per_ms()); return kDrvErrorNone;
     default: return kDrvErrorNotSupport;  // HOST_OSC_FREQUE among them: see the file comment
     }
 }

@@ -4,7 +4,7 @@
 #include "common/diagnostics.h"
 #include "core/activity_engine.h"
 #include "core/correlation.h"
-#include "device/vnpu_attach.h"
+#include "device/cann_collector.h"
 #include "interpose/interposition.h"
 #include "mspti/mspti_activity.h"
 #include "mstx/marker_domains.h"
@@ -61,15 +61,22 @@ msptiResult msptiActivityEnable(msptiActivityKind kind) {
         return fail(MSPTI_ERROR_WITHOUT_LD_PRELOAD,
                     "msptiActivityEnable: kind %d needs libmspti.so to interpose the runtime; load it with LD_PRELOAD",
                     static_cast<int>(kind));
+    // Device kinds come through Ascend's profiling libraries: a host without them says so.
+    if (const char *why = nullptr; !mspti::device::kind_available(kind, &why))
+        return fail(MSPTI_ERROR_DEVICE_OFFLINE, "msptiActivityEnable: kind %d cannot be collected on this host: %s",
+                    static_cast<int>(kind), why);
     ActivityEngine::instance().set_enabled(kind, true);
-    mspti::device::attach();  // find the runtime / give it the callbacks this kind needs
+    mspti::device::attach();  // the profiling command and channels this kind needs
     return MSPTI_SUCCESS;
 }
 
 msptiResult msptiActivityDisable(msptiActivityKind kind) {
     if (msptiResult r = check_kind("msptiActivityDisable", kind); r != MSPTI_SUCCESS) return r;
+    // What the device finished before the call is parsed while the kind is still on, so a
+    // disable right after the device's work loses nothing.
+    if (mspti::device::is_device_kind(kind)) mspti::device::flush_device();
     ActivityEngine::instance().set_enabled(kind, false);
-    mspti::device::attach();  // drop callbacks no enabled kind needs
+    mspti::device::attach();  // stop the reports and channels no enabled kind needs
     return MSPTI_SUCCESS;
 }
 

@@ -1,6 +1,6 @@
 // The Callback API's C entry points.
 #include "callback/subscriber.h"
-#include "device/vnpu_attach.h"
+#include "device/cann_collector.h"
 
 extern "C" {
 

@@ -1,7 +1,7 @@
 // SlotTable: a fixed array of slots shared by threads without locks or allocation, each slot a
 // 64-bit key (kFree when unused) and a value. It is the one implementation behind libmspti's
 // lock-free tables: open ranges (mstx/open_ranges), live allocations (interpose/allocation_table),
-// HCCL ops in flight (device/hccl_ops) and the collectives in flight (device/slot_pool).
+// HCCL ops in flight (device/hccl_ops) and the device tasks in flight (device/cann_collector).
 //
 // A writer claims a free slot (compare-exchange kFree -> kClaimed, so no reader can match it),
 // writes the value, then publishes the key with a release store. A reader that loads the key

@@ -45,6 +45,15 @@ ThreadStaging *ActivityEngine::register_this_thread() {
     return s;
 }
 
+ThreadStaging *ActivityEngine::register_shared_staging() {
+    ensure_worker();
+    ThreadStaging *s = ThreadStaging::make_shared();
+    std::lock_guard<std::mutex> lock(consumer_mutex_);
+    s->next = stagings_;
+    stagings_ = s;
+    return s;
+}
+
 void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
     // Ring full: move it into client buffers ourselves (asking for new ones if needed) rather
     // than lose records. Buffers that fill up are left to the worker: an application thread
@@ -447,6 +456,8 @@ void ActivityEngine::flush_all() {
         log(LogLevel::Warning, "msptiActivityFlushAll called from the buffer request callback: ignored");
         return;
     }
+    // Records of what the device finished before the call are staged first.
+    if (void (*device)() = device_flush_.load(std::memory_order_acquire)) device();
     // At the limit of buffers in flight a flush does not drop: it hands back what is full,
     // waits for buffers to come back if others are handing them back, and drains on.
     // No ask ahead of need starts while a flush runs (spare_wanted): it would leave a buffer out.

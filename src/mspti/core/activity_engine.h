@@ -42,6 +42,11 @@ public:
         return __builtin_expect(s != nullptr, 1) ? s : instance().register_this_thread();
     }
 
+    // A staging of no thread's own, for records a component writes under a lock of its own, in
+    // the order it gives them (the device's records, whichever thread parses them). Never
+    // retired; a forked child frees it with the other threads' stagings.
+    ThreadStaging *register_shared_staging();
+
     // A slot for one record of `kind`, or nullptr if it had to be dropped (counted).
     static void *reserve(ThreadStaging *s, int kind) {
         void *slot = s->ring.try_reserve();
@@ -78,6 +83,8 @@ public:
 
     void register_callbacks(msptiBuffersCallbackRequestFunc request, msptiBuffersCallbackCompleteFunc complete);
     void flush_all();
+    /// What flush_all() runs first: the device side parses what its channels hold (device/cann_collector).
+    static void set_device_flush(void (*flush)()) { device_flush_.store(flush, std::memory_order_release); }
     void set_flush_period(uint32_t ms);
     void stats(int kind, msptiExtActivityStats *out);
     // The limit on buffers in flight changed: threads waiting for it look again.
@@ -152,6 +159,7 @@ private:
 
     // Constant-initialised, outside the engine object: the record path reads them directly.
     static inline std::atomic<bool> enabled_[kKindCount] = {};
+    static inline std::atomic<void (*)()> device_flush_{nullptr};
 
     // Under the consumer lock: the stagings list, the client's buffers, the tick conversion.
     std::mutex consumer_mutex_;

@@ -7,7 +7,7 @@
 #include "core/clock.h"
 #include "core/marker_names.h"
 #include "core/string_table.h"
-#include "device/vnpu_attach.h"
+#include "device/cann_collector.h"
 #include "mstx/marker_domains.h"
 
 namespace mspti::fork_guard {
@@ -31,7 +31,7 @@ void parent() {
     ActivityEngine::instance().fork_parent();
     strings_fork_release();
     mstx::domains_fork_release();
-    device::fork_release();
+    device::fork_parent();
     callback::fork_release();
 }
 
@@ -41,7 +41,7 @@ void child() {
     ActivityEngine::instance().fork_child();
     strings_fork_release();
     mstx::domains_fork_release();
-    device::fork_release();
+    device::fork_child();
     callback::fork_release();
 }
 

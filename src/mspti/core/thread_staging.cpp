@@ -75,6 +75,8 @@ ThreadStaging *ThreadStaging::make_for_this_thread() {
     return s;
 }
 
+ThreadStaging *ThreadStaging::make_shared() { return new ThreadStaging(staging_capacity()); }
+
 void ThreadStaging::settle_capacity() { staging_capacity(); }
 
 }  // namespace mspti

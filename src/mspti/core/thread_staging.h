@@ -18,6 +18,8 @@ struct ThreadStaging {
     // which also clears t_staging); nullptr if it could not be tied to the thread. A thread that
     // records again after its staging was retired gets a small one.
     static ThreadStaging *make_for_this_thread();
+    // A staging of no thread: its writers serialise themselves (ActivityEngine::register_shared_staging).
+    static ThreadStaging *make_shared();
     // Settles the ring size before a fork, so that a child never inherits its one-time
     // initialisation half done.
     static void settle_capacity();

@@ -5,7 +5,7 @@
 #include "common/slot_table.h"
 #include "core/activity_engine.h"
 #include "device/hccl_bandwidth.h"
-#include "device/vnpu_attach.h"
+#include "device/cann_collector.h"
 #include "mstx/marker_recorder.h"
 
 namespace mspti::device {

@@ -1,6 +1,6 @@
 // Interposed ACL runtime entry points: device, context and stream management (callbacks only)
 // and the four kernel launches (a new correlation id each, before ENTER; docs/compatibility.md, "Interposed functions").
-#include "device/vnpu_attach.h"
+#include "device/cann_collector.h"
 #include "core/correlation.h"
 #include "interpose/acl_abi.h"
 #include "interpose/api_scope.h"

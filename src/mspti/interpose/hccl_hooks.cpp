@@ -6,7 +6,6 @@
 
 #include "core/activity_engine.h"
 #include "core/string_table.h"
-#include "device/callbacks.h"
 #include "device/hccl_bandwidth.h"
 #include "device/hccl_ops.h"
 #include "interpose/acl_abi.h"
@@ -48,7 +47,6 @@ HcclResult run(RealSymbol<Fn> &real, msptiCallbackId cbid, const char *name, Hcc
         mark = mspti::device::hccl_op_begin(name, comm_name(comm), bytes(), stream);
     HcclResult result;
     {
-        mspti::device::CollectiveCallScope launch;  // the launch's API record spans the call
         ApiScope scope(MSPTI_CB_DOMAIN_HCCL, cbid, name, 0);
         result = fn(args...);
         scope.exit(&result);

@@ -4,7 +4,7 @@
 #include <link.h>
 
 #include "common/diagnostics.h"
-#include "device/vnpu_attach.h"
+#include "device/cann_collector.h"
 #include "interpose/acl_abi.h"
 #include "interpose/real_functions.h"
 

@@ -49,15 +49,17 @@ inline bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag f
 
 // `interned`: kStagedInternedName when `name` came from the thread's name cache (the drain
 // copies it into the client buffer), else 0 (a name that lives as long as the process).
+// `timestamp` is taken before the device half is enqueued, so the device's time of a marker on a
+// stream never precedes its host time (DevicePath.DeviceTimesLieInsideTheirHostSpans).
 inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
-                              const char *domain, int interned) {
+                              const char *domain, int interned, uint64_t timestamp) {
     void *slot = ActivityEngine::reserve(s, kMarker);
     if (slot == nullptr) return;
     auto *m = static_cast<msptiActivityMarker *>(slot);
     m->kind = MSPTI_ACTIVITY_KIND_MARKER;
     m->flag = flag;
     m->sourceKind = static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | interned);
-    m->timestamp = s->markers.timestamp();
+    m->timestamp = timestamp;
     m->id = id;
     m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
     m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
@@ -82,8 +84,9 @@ inline void mark_in(const char *domain_name, const char *message, aclrtStream st
     uint64_t id = s->markers.take_id();
     msptiActivityFlag flag = stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE
                                                : MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+    const uint64_t at = s->markers.timestamp();
     if (!trace_on_stream(stream, id, flag)) return;
-    write_host_marker(s, flag, id, name, domain_name, names::kStagedInternedName);
+    write_host_marker(s, flag, id, name, domain_name, names::kStagedInternedName, at);
 }
 
 mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
@@ -94,6 +97,7 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
     uint64_t id = s->markers.take_id();
     msptiActivityFlag flag =
         stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_START;
+    const uint64_t at = s->markers.timestamp();
     if (!trace_on_stream(stream, id, flag)) return 0;
     if (!range_open(id, stream)) {
         // The start is recorded, but its end could not be matched: count that end as lost.
@@ -101,7 +105,7 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
         log(LogLevel::Warning, "mstx: too many open ranges; the end of range %llu will be lost",
             static_cast<unsigned long long>(id));
     }
-    write_host_marker(s, flag, id, name, domain_name, names::kStagedInternedName);
+    write_host_marker(s, flag, id, name, domain_name, names::kStagedInternedName, at);
     return id;
 }
 
@@ -118,8 +122,9 @@ void end_range(mstxRangeId id, bool record) {
     }
     msptiActivityFlag flag =
         stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_END;
+    const uint64_t at = s->markers.timestamp();
     if (!trace_on_stream(stream, id, flag)) return;
-    write_host_marker(s, flag, id, "", "", 0);
+    write_host_marker(s, flag, id, "", "", 0, at);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // A tiny stand-in for the virtual NPU, used by the interposer's unit tests so that they depend
-// only on the runtime's C interface and vnpu_profiler.h: devices are ids, device memory is host
-// memory, each stream runs its tasks on its own worker thread (as the vnpu does) and reports to
-// the registered vnpuProfiler. Some entry points (aclrtMemcpy2d) are deliberately missing, to
-// test the interposer's "no real symbol" path.
+// only on the runtime's C interface and Ascend's profiling interfaces: devices are ids, device
+// memory is host memory, each stream runs its tasks on its own worker thread (as the vnpu does) and
+// reports as CANN does, through the virtual CANN's libprofapi.so (host reports) and
+// libascend_hal.so (device channel records). Some entry points (aclrtMemcpy2d) are deliberately
+// missing, to test the interposer's "no real symbol" path.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -15,20 +16,70 @@
 #include <vector>
 #include <time.h>
 
+#include "ascend_hal.h"
 #include "interpose/acl_abi.h"
-#include "vnpu/vnpu_profiler.h"
+#include "profapi.h"
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
-std::atomic<const vnpuProfiler *> g_profiler{nullptr};
+namespace pa = vnpu::profapi;
 thread_local int32_t t_device = -1;
 
-uint64_t now_ns() {
+uint64_t clock_ns(clockid_t id) {
     timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+uint64_t now_ns() { return clock_ns(CLOCK_MONOTONIC); }
+// Host reports carry MsprofSysCycleTime's clock (CLOCK_MONOTONIC_RAW ns); times here are CLOCK_MONOTONIC.
+uint64_t report_time(uint64_t mono) { return mono + (clock_ns(CLOCK_MONOTONIC_RAW) - now_ns()); }
+
+const pa::Gate &gate() { return *vnpuProfapiGate(); }
+constexpr uint64_t kTrack = pa::kSwitchTaskTime | pa::kSwitchRuntimeTrace;
+constexpr uint32_t kTypeKernel = 1, kTypeHccl = 2;  // task types registered at level 5000
+
+void register_types() {
+    static const bool done = (MsprofRegTypeInfo(pa::kLevelRuntime, kTypeKernel, "KERNEL_AIVEC"),
+                              MsprofRegTypeInfo(pa::kLevelRuntime, kTypeHccl, "HCCL"), true);
+    (void)done;
+}
+uint64_t hash(const char *s) { return MsprofGetHashId(s, std::strlen(s)); }
+std::atomic<uint32_t> g_task_ids{0};
+
+// A task's track (compact 5000/802), if reports or the device's SoC log are on; its task id, or 0 for none.
+uint32_t track(uint32_t device, uint32_t stream, uint32_t type, const char *name) {
+    const bool tracked = (gate().compact.load() & kTrack) != 0;
+    if (!tracked && vnpuHalChannelOn(device, vnpu::hal::kChannelStarsSocLog) == 0) return 0;
+    const uint32_t task = g_task_ids.fetch_add(1) + 1;
+    if (tracked) {
+        register_types();
+        pa::MsprofCompactInfo c;
+        c.level = pa::kLevelRuntime;
+        c.type = pa::kTypeTaskTrack;
+        c.dataLen = sizeof(pa::MsprofRuntimeTrack);
+        c.timeStamp = MsprofSysCycleTime();
+        c.data.runtimeTrack = pa::MsprofRuntimeTrack{static_cast<uint16_t>(device), static_cast<uint16_t>(stream), task,
+                                                     type, hash(name)};
+        MsprofReportCompactInfo(1, &c, sizeof c);
+    }
+    return task;
+}
+void executed(uint32_t device, uint32_t stream, uint32_t task, uint64_t start, uint64_t end) {
+    if (task == 0) return;
+    vnpuHalWriteTaskLog(device, stream, task, 0, vnpuHalTicks(start));
+    vnpuHalWriteTaskLog(device, stream, task, 1, vnpuHalTicks(end));
+}
+void report_node(const char *name, uint64_t begin, uint64_t end) {
+    if ((gate().api.load() & (pa::kSwitchAclApi | pa::kSwitchHcclTrace)) == 0) return;
+    pa::MsprofApi api;
+    api.level = pa::kLevelNode;
+    api.type = pa::kTypeNodeLaunch;
+    api.beginTime = report_time(begin);
+    api.endTime = report_time(end);
+    api.itemId = hash(name);
+    MsprofReportApi(1, &api);
 }
 
 struct Stream {
@@ -91,22 +142,15 @@ Stream *resolve(void *stream) {
     return g_default[d];
 }
 
-const vnpuProfiler *profiler() { return g_profiler.load(std::memory_order_acquire); }
-
 aclError launch(void *stream, const char *name) {
     Stream *s = resolve(stream);
-    uint64_t tag = 0;
-    const vnpuKernelInfo info{s->device, s->id, name, "KERNEL_AIVEC"};
-    const vnpuProfiler *p = profiler();
-    if (p != nullptr && p->onKernelEnqueue != nullptr) tag = p->onKernelEnqueue(p->userdata, &info);
-    s->push([s, tag, info] {
-        // Kernels on a stream never overlap and always take time.
+    const uint32_t task = track(s->device, s->id, kTypeKernel, name);
+    s->push([s, task] {
+        // Kernels on a stream never overlap and always take time (a device tick at least).
         uint64_t start = std::max(now_ns(), s->last_end);
-        uint64_t end = std::max(now_ns(), start + 1);
+        uint64_t end = std::max(now_ns(), start + 1000000 / vnpu::hal::kTicksPerMs);
         s->last_end = end;
-        const vnpuProfiler *q = profiler();
-        if (tag != 0 && q != nullptr && q->onKernelExecuted != nullptr)
-            q->onKernelExecuted(q->userdata, tag, &info, start, end);
+        executed(s->device, s->id, task, start, end);
     });
     return 0;
 }
@@ -143,33 +187,22 @@ struct Comm {
 
 }  // namespace
 
-// vnpu profiler interface ------------------------------------------------------------------
-FAKE_EXPORT int vnpuProfilerRegister(const vnpuProfiler *p) {
-    if (p != nullptr && p->structSize < sizeof(vnpuProfiler)) return 1;
-    const vnpuProfiler *copy = p != nullptr ? new vnpuProfiler(*p) : nullptr;
-    // Replaced tables stay alive (a reader may still hold one), kept reachable for leak checkers.
-    static std::mutex retired_mutex;
-    static auto *retired = new std::vector<const vnpuProfiler *>;
-    std::lock_guard<std::mutex> lock(retired_mutex);
-    if (const vnpuProfiler *old = g_profiler.exchange(copy, std::memory_order_acq_rel)) retired->push_back(old);
-    return 0;
-}
-FAKE_EXPORT int vnpuStreamTrace(void *stream, uint64_t markId, uint32_t flag) {
+// Trace tasks (aclrtProfTrace): the 18-byte {indexId, modelId, tagId} comes back as a TS-FW step trace.
+FAKE_EXPORT aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream stream) {
+    if (userdata == nullptr || length != 18) return 100000;
     Stream *s = resolve(stream);
-    s->push([s, markId, flag] {
-        const vnpuProfiler *p = profiler();
-        if (p != nullptr && p->onStreamTrace != nullptr)
-            p->onStreamTrace(p->userdata, markId, flag, s->device, s->id, now_ns());
+    if (vnpuHalChannelOn(s->device, vnpu::hal::kChannelTsFw) == 0) return 0;
+    uint64_t index = 0, model = 0;
+    uint16_t tag = 0;
+    std::memcpy(&index, userdata, 8);
+    std::memcpy(&model, static_cast<char *>(userdata) + 8, 8);
+    std::memcpy(&tag, static_cast<char *>(userdata) + 16, 2);
+    const uint32_t task = g_task_ids.fetch_add(1) + 1;
+    s->push([s, task, index, model, tag] {
+        vnpuHalWriteStepTrace(s->device, s->id, task, index, model, tag, vnpuHalTicks(now_ns()));
     });
     return 0;
 }
-FAKE_EXPORT int vnpuStreamGetIds(void *stream, uint32_t *deviceId, uint32_t *streamId) {
-    Stream *s = resolve(stream);
-    *deviceId = s->device;
-    *streamId = s->id;
-    return 0;
-}
-FAKE_EXPORT uint64_t vnpuNowNs(void) { return now_ns(); }
 
 // A node-level operator (like aclnnAdd): its host span is reported as a NODE API, and it launches
 // through the exported (interposable) aclrtLaunchKernelWithHostArgs.
@@ -177,9 +210,7 @@ FAKE_EXPORT aclError fakeNodeOp(void *stream) {
     uint64_t begin = now_ns();
     char args[8] = {};
     aclError r = aclrtLaunchKernelWithHostArgs(nullptr, 1, stream, nullptr, args, sizeof(args), nullptr, 0);
-    const vnpuProfiler *p = profiler();
-    if (p != nullptr && p->onApi != nullptr)
-        p->onApi(p->userdata, VNPU_API_LEVEL_NODE, "fakeAdd_AxpyAiCore_Axpy", begin, now_ns());
+    report_node("fakeAdd_AxpyAiCore_Axpy", begin, now_ns());
     return r;
 }
 
@@ -188,6 +219,8 @@ FAKE_EXPORT aclError aclInit(const char *) { return 0; }
 FAKE_EXPORT aclError aclrtSetDevice(int32_t d) {
     if (d < 0 || d >= 8) return 107001;
     t_device = d;
+    static std::atomic<bool> opened[8];
+    if (!opened[d].exchange(true)) MsprofNotifySetDevice(vnpuHalChipId(), static_cast<uint32_t>(d), true);
     return 0;
 }
 FAKE_EXPORT aclError aclrtResetDevice(int32_t) { return 0; }
@@ -278,29 +311,30 @@ FAKE_EXPORT HcclResult HcclGetCommName(HcclComm comm, char *name) {
 FAKE_EXPORT HcclResult HcclAllReduce(void *send, void *recv, uint64_t count, HcclDataType type, HcclReduceOp,
                                      HcclComm comm, aclrtStream stream) {
     if (send == nullptr || recv == nullptr) return 2;  // HCCL_E_PTR: rejected, nothing enqueued
+    const uint64_t begin = now_ns();
     Stream *s = resolve(stream);
-    const vnpuProfiler *p = profiler();
-    uint64_t tag = 0;
-    if (p != nullptr && p->onCollectiveEnqueue != nullptr) {
-        vnpuCollectiveInfo info{s->device,
-                                s->id,
-                                "hcom_allReduce_",
-                                static_cast<Comm *>(comm)->name,
-                                "RING",
-                                static_cast<uint32_t>(type),
-                                count,
-                                static_cast<Comm *>(comm)->ranks};
-        tag = p->onCollectiveEnqueue(p->userdata, &info);
+    const uint32_t task = track(s->device, s->id, kTypeHccl, "hcom_allReduce_");
+    if (task != 0 && (gate().compact.load() & pa::kSwitchHcclTrace) != 0) {
+        pa::MsprofCompactInfo c;
+        c.level = pa::kLevelNode;
+        c.type = pa::kTypeHcclOpInfo;
+        c.dataLen = sizeof(pa::MsprofHcclOPInfo);
+        c.timeStamp = MsprofSysCycleTime();
+        c.data.hcclopInfo.dataType = static_cast<uint8_t>(type);
+        c.data.hcclopInfo.algType = hash("RING");
+        c.data.hcclopInfo.count = count;
+        c.data.hcclopInfo.groupName = hash(static_cast<Comm *>(comm)->name);
+        MsprofReportCompactInfo(1, &c, sizeof c);
     }
     size_t bytes = count * (type == 4 ? 4 : 1);
-    s->push([send, recv, bytes, tag] {
+    s->push([s, send, recv, bytes, task] {
         uint64_t start = now_ns();
         std::memmove(recv, send, bytes);
-        uint64_t end = now_ns() + 1;
-        const vnpuProfiler *q = profiler();
-        if (tag != 0 && q != nullptr && q->onCollectiveExecuted != nullptr)
-            q->onCollectiveExecuted(q->userdata, tag, start, end);
+        uint64_t end = std::max(now_ns(), start + 1000000 / vnpu::hal::kTicksPerMs);
+        executed(s->device, s->id, task, start, end);
     });
+    // HCCL reports the node launch around its op at the end of the call (CANN's order).
+    if (task != 0) report_node("hcom_allReduce_", begin, now_ns());
     return 0;
 }
 FAKE_EXPORT HcclResult HcclBarrier(HcclComm, aclrtStream) { return 0; }

@@ -1,0 +1,544 @@
+#include "device/cann_collector.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+
+#include "common/diagnostics.h"
+#include "common/slot_table.h"
+#include "core/activity_engine.h"
+#include "core/clock.h"
+#include "core/correlation.h"
+#include "device/api_records.h"
+#include "device/cann_layouts.h"
+#include "device/cann_libraries.h"
+#include "device/hccl_ops.h"
+#include "device/profapi_reports.h"
+#include "mstx/marker_recorder.h"
+
+namespace mspti::device {
+namespace {
+
+using namespace cann;
+
+void flush_device_channels();
+
+constexpr uint32_t kMaxDevices = HalChannelReader::kMaxDevices;
+constexpr uint64_t kProbes = 128;
+
+// A task between its track report (enqueuing thread) and its end record (reader thread).
+struct TaskEntry {
+    uint64_t correlation = 0;
+    const char *name = nullptr;
+    const char *type = nullptr;
+    uint32_t device = 0;
+    uint32_t stream = 0;
+    bool comm = false;
+    uint32_t data_type = 0;
+    uint64_t count = 0;
+    const char *alg = nullptr;
+    const char *group = nullptr;
+    uint64_t start_ticks = 0;  // the reader thread's
+};
+using TaskTable = SlotTable<TaskEntry, 1u << 16>;
+
+uint64_t home(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 48; }
+
+// The SoC log names a task by device, stream and 16-bit task id; V6's by device and a 32-bit id.
+uint64_t task_key(uint32_t device, uint32_t stream, uint32_t task, uint32_t chip) {
+    uint64_t dev = uint64_t{device + 1} << 48;
+    if (chip == kChipV6) return dev | task;
+    return dev | (uint64_t{stream & 0xffff} << 16) | (task & 0xffff);
+}
+
+const char *or_empty(const char *s) { return s != nullptr ? s : ""; }
+
+msptiCommunicationDataType data_type(uint32_t hccl) {
+    // HcclDataType and msptiCommunicationDataType share their numbering (13 is unused in both).
+    if (hccl <= 12 || (hccl >= 14 && hccl <= 17)) return static_cast<msptiCommunicationDataType>(hccl);
+    return MSPTI_ACTIVITY_COMMUNICATION_INVALID_TYPE;
+}
+
+// A collective tracked on this thread: its op info follows on the same thread, and its launch's
+// API record (the node launch HCCL reports at the end of the call) takes its correlation id.
+struct ThreadCollective {
+    uint64_t slot = TaskTable::kNone;
+    uint64_t key = 0;
+    uint64_t launch_id = 0;
+};
+thread_local ThreadCollective t_collective;
+
+class Collector final : public ReportSink, public ChannelSink {
+public:
+    ReportDecoder reports{*this};
+    HalChannelReader *reader = nullptr;  // set once, under g_mutex, when the driver is found
+    std::atomic<HalChannelReader *> reader_ready{nullptr};
+    TaskTable tasks;
+    std::atomic<uint32_t> chips[kMaxDevices]{};
+    std::atomic<uint64_t> open_devices{0};
+    HostSync host_sync{};
+    std::atomic<uint64_t> unmatched{0};
+    ThreadStaging *staging = nullptr;  // device records, written under the reader's parse lock
+
+    // Device records go to one staging whichever thread parses them, so they leave in the
+    // order the channels gave them (a flush parses on the caller's thread, the poller on its own).
+    template <typename Record>
+    void put(const Record &r) {
+        const int kind = r.kind;
+        if (!ActivityEngine::enabled(kind)) return;
+        if (staging == nullptr) staging = ActivityEngine::instance().register_shared_staging();
+        void *slot = ActivityEngine::reserve(staging, kind);
+        if (slot == nullptr) return;  // counted
+        std::memcpy(slot, &r, sizeof r);
+        ActivityEngine::commit(staging, kind);
+    }
+
+    uint32_t chip_of(uint32_t device) {
+        if (device >= kMaxDevices) return 0;
+        uint32_t chip = chips[device].load(std::memory_order_relaxed);
+        if (chip == 0) {
+            HalChannelReader *r = reader_ready.load(std::memory_order_acquire);
+            int64_t c = r != nullptr ? r->chip(device) : -1;
+            chip = c > 0 ? static_cast<uint32_t>(c) : kChip910B;
+            chips[device].store(chip, std::memory_order_relaxed);
+        }
+        return chip;
+    }
+
+    uint64_t host_epoch(uint64_t t) const { return clock::monotonic_to_epoch(host_to_monotonic(t, host_sync)); }
+
+    uint64_t device_epoch(uint32_t device, uint64_t ticks) const {
+        HalChannelReader *r = reader_ready.load(std::memory_order_acquire);
+        return clock::monotonic_to_epoch(r != nullptr ? r->clocks().to_monotonic(device, ticks) : ticks);
+    }
+
+    void on_api(const ApiReport &r) override {
+        if (r.name == nullptr || r.name[0] == '\0') return;  // msPTI skips unnamed reports
+        ActivityEngine &engine = ActivityEngine::instance();
+        const uint64_t begin = host_epoch(r.begin), end = host_epoch(r.end);
+        switch (r.level) {
+        case kLevelAcl:
+            if (engine.enabled(MSPTI_ACTIVITY_KIND_ACL_API))
+                write_api(MSPTI_ACTIVITY_KIND_ACL_API, r.name, begin, end, correlation::latest());
+            break;
+        case kLevelNode:
+            if (r.type != kTypeNodeLaunch) break;
+            if (t_collective.launch_id != 0) {  // a collective's launch: its API record only
+                write_api(MSPTI_ACTIVITY_KIND_API, r.name, begin, end, t_collective.launch_id);
+                t_collective.launch_id = 0;
+                break;
+            }
+            write_api(MSPTI_ACTIVITY_KIND_NODE_API, r.name, begin, end, correlation::latest());
+            write_api(MSPTI_ACTIVITY_KIND_API, r.name, begin, end, correlation::latest());
+            break;
+        case kLevelRuntime:
+            if (engine.enabled(MSPTI_ACTIVITY_KIND_RUNTIME_API))
+                write_api(MSPTI_ACTIVITY_KIND_RUNTIME_API, r.name, begin, end, correlation::latest());
+            break;
+        default: break;  // the HCCL level has no record of its own
+        }
+    }
+
+    void on_track(const TrackReport &r) override {
+        const bool kernel = r.kernel && ActivityEngine::enabled(MSPTI_ACTIVITY_KIND_KERNEL);
+        const bool comm = !r.kernel && r.task_type != nullptr && std::strcmp(r.task_type, "HCCL") == 0 &&
+                          ActivityEngine::enabled(MSPTI_ACTIVITY_KIND_COMMUNICATION);
+        if (!kernel && !comm) return;
+        const uint64_t id = correlation::generate();  // as before: the kernel's own id, at its enqueue
+        const uint64_t key = task_key(r.device, r.stream, r.task, chip_of(r.device));
+        // A task id reused while an old entry waits (its end never came: channel stopped) replaces it.
+        uint64_t old = tasks.find(key, home(key), kProbes);
+        if (old != TaskTable::kNone) tasks.remove(old, key);
+        uint64_t at = tasks.claim(home(key), kProbes);
+        if (at == TaskTable::kNone) {
+            ActivityEngine::instance().count_unstaged_drop(kernel ? MSPTI_ACTIVITY_KIND_KERNEL
+                                                                  : MSPTI_ACTIVITY_KIND_COMMUNICATION);
+            return;
+        }
+        TaskEntry &e = tasks.value(at);
+        e = TaskEntry{};
+        e.correlation = id;
+        e.name = or_empty(r.name);
+        e.type = or_empty(r.task_type);
+        e.device = r.device;
+        e.stream = r.stream;
+        e.comm = comm;
+        tasks.publish(at, key);
+        if (comm) t_collective = ThreadCollective{at, key, id};
+    }
+
+    void on_hccl_op(const HcclOpReport &r) override {
+        ThreadCollective &c = t_collective;
+        if (c.slot == TaskTable::kNone || tasks.key(c.slot) != c.key) return;
+        // Written before the task reaches the device; the reader reads them after its end record,
+        // which the stream's queue and the channel order after this.
+        TaskEntry &e = tasks.value(c.slot);
+        e.data_type = r.data_type;
+        e.count = r.count;
+        e.alg = or_empty(r.alg_type);
+        e.group = or_empty(r.group);
+        c.slot = TaskTable::kNone;
+    }
+
+    void on_device_state(const DeviceStateReport &r) override;
+
+    void on_task_time(const TaskTime &t) override {
+        if (t.ffts) return;  // FFTS+ sub-tasks: no record of their own (the task's begin/end give it)
+        const uint64_t key = task_key(t.device, t.stream, t.task, chip_of(t.device));
+        uint64_t at = tasks.find(key, home(key), kProbes);
+        if (at == TaskTable::kNone) {
+            unmatched.fetch_add(1, std::memory_order_relaxed);
+            return;
+        }
+        TaskEntry &e = tasks.value(at);
+        if (t.begin) {
+            e.start_ticks = t.ticks;
+            return;
+        }
+        const uint64_t start = device_epoch(t.device, e.start_ticks), end = device_epoch(t.device, t.ticks);
+        if (e.comm) {
+            msptiActivityCommunication r{};
+            r.kind = MSPTI_ACTIVITY_KIND_COMMUNICATION;
+            r.dataType = data_type(e.data_type);
+            r.count = e.count;
+            r.ds.deviceId = e.device;
+            r.ds.streamId = e.stream;
+            r.start = start;
+            r.end = end;
+            r.algType = or_empty(e.alg);
+            r.name = e.name;
+            r.commName = or_empty(e.group);
+            r.correlationId = e.correlation;
+            tasks.remove(at, key);
+            put(r);
+            return;
+        }
+        msptiActivityKernel r{};
+        r.kind = MSPTI_ACTIVITY_KIND_KERNEL;
+        r.start = start;
+        r.end = end;
+        r.ds.deviceId = e.device;
+        r.ds.streamId = e.stream;
+        r.correlationId = e.correlation;
+        r.type = e.type;
+        r.name = e.name;
+        tasks.remove(at, key);
+        put(r);
+    }
+
+    void on_step_trace(const StepTrace &s) override {
+        if (s.tag != kTagMarkEx) return;
+        const uint64_t epoch = device_epoch(s.device, s.ticks);
+        const uint32_t flag = static_cast<uint32_t>(s.model_id);
+        if (hccl_on_trace(s.index_id, flag, s.device, s.stream, epoch)) return;
+        msptiActivityMarker r{};
+        r.kind = MSPTI_ACTIVITY_KIND_MARKER;
+        r.flag = static_cast<msptiActivityFlag>(flag);
+        r.sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_DEVICE;
+        r.timestamp = epoch;
+        r.id = s.index_id;
+        r.objectId.ds.deviceId = s.device;
+        r.objectId.ds.streamId = s.stream;
+        r.name = "";
+        r.domain = "";
+        put(r);
+    }
+
+    // Forgets tasks whose end will not come (their channel stopped with no kind left to want them).
+    void forget_tasks() {
+        for (uint64_t at = 0; at < TaskTable::kSize; ++at) {
+            uint64_t key = tasks.key(at);
+            if (TaskTable::usable(key)) tasks.remove(at, key);
+        }
+    }
+};
+
+Collector &collector() {
+    static auto *c = new Collector;  // never destroyed: reports and channel data may come during exit
+    return *c;
+}
+
+// ---- control: libraries, callbacks, command, channels ----
+
+std::mutex g_mutex;  // attach; never held while the runtime reports
+std::atomic<bool> g_attached{false};
+bool g_profapi = false, g_hal = false, g_registered = false, g_logged = false;
+ProfapiApi g_profapi_api;
+HalApi g_hal_api;
+uint64_t g_switch = 0;  // the profSwitch started now
+using TraceFn = int (*)(void *, int32_t, void *);
+std::atomic<TraceFn> g_trace{nullptr};
+
+int32_t cb_api(uint32_t, const void *api) { return collector().reports.api(api, ApiLayout::kSize); }
+int32_t cb_compact(uint32_t, const void *data, uint32_t length) { return collector().reports.compact(data, length); }
+int32_t cb_type_info(uint16_t level, uint32_t type, const char *name, size_t length) {
+    return collector().reports.reg_type_info(level, type, name, length);
+}
+uint64_t cb_hash(const char *text, size_t length) { return collector().reports.hash_id(text, length); }
+int32_t cb_device_state(void *para, uint32_t length) { return collector().reports.device_state(para, length); }
+
+uint64_t wanted_switch() {
+    uint64_t s = 0;
+    auto on = [](int kind) { return ActivityEngine::enabled(kind); };
+    if (on(MSPTI_ACTIVITY_KIND_API) || on(MSPTI_ACTIVITY_KIND_NODE_API) || on(MSPTI_ACTIVITY_KIND_ACL_API))
+        s |= kSwitchAclApi;
+    if (on(MSPTI_ACTIVITY_KIND_RUNTIME_API)) s |= kSwitchRuntimeApi;
+    if (on(MSPTI_ACTIVITY_KIND_KERNEL)) s |= kSwitchTaskTime | kSwitchRuntimeTrace;
+    if (on(MSPTI_ACTIVITY_KIND_COMMUNICATION))
+        s |= kSwitchTaskTime | kSwitchRuntimeTrace | kSwitchHcclTrace | kSwitchAclApi;  // + the launch's API
+    return s;
+}
+
+bool want_soc_log() {
+    return ActivityEngine::enabled(MSPTI_ACTIVITY_KIND_KERNEL) ||
+           ActivityEngine::enabled(MSPTI_ACTIVITY_KIND_COMMUNICATION);
+}
+bool want_ts_fw() {
+    return ActivityEngine::enabled(MSPTI_ACTIVITY_KIND_MARKER) || ActivityEngine::enabled(MSPTI_ACTIVITY_KIND_HCCL);
+}
+
+uint32_t device_count() {
+    uint32_t n = 0;
+    if (g_hal_api.drvGetDevNum != nullptr && g_hal_api.drvGetDevNum(&n) == 0 && n > 0)
+        return n < kMaxDevices ? n : kMaxDevices;
+    return 1;
+}
+
+// Caller holds g_mutex.
+void send_command(uint32_t type, uint64_t bits) {
+    unsigned char cmd[CommandLayout::kSize] = {};
+    uint32_t n = device_count();
+    std::memcpy(cmd + CommandLayout::kSwitch, &bits, 8);
+    std::memcpy(cmd + CommandLayout::kDevNums, &n, 4);
+    for (uint32_t i = 0; i < n; ++i) std::memcpy(cmd + CommandLayout::kDevIdList + 4 * i, &i, 4);
+    std::memcpy(cmd + CommandLayout::kType, &type, 4);
+    if (g_profapi_api.profSetProfCommand(cmd, sizeof cmd) != 0)
+        log(LogLevel::Warning, "device: profSetProfCommand(%s, 0x%llx) failed",
+            type == kCommandStart ? "START" : "STOP", static_cast<unsigned long long>(bits));
+}
+
+// Starts or stops one device's channels for the kinds enabled now (no g_mutex needed: the reader
+// serialises its own starts and stops).
+void update_channels(uint32_t device) {
+    HalChannelReader *r = collector().reader_ready.load(std::memory_order_acquire);
+    if (r == nullptr) return;
+    const bool open = (collector().open_devices.load(std::memory_order_acquire) >> device) & 1;
+    for (auto [channel, want] :
+         {std::pair{kChannelStarsSocLog, want_soc_log()}, std::pair{kChannelTsFw, want_ts_fw()}}) {
+        if (want && open) {
+            StartResult res = r->start(device, channel);
+            if (res != StartResult::kStarted && res != StartResult::kAlreadyStarted) {
+                static std::atomic<bool> said{false};
+                if (!said.exchange(true))
+                    log(LogLevel::Warning, "device: channel %u of device %u not started: %s", channel, device,
+                        start_result_name(res));
+            }
+        } else if (!want) {
+            r->stop(device, channel);
+        }
+    }
+}
+
+void update_all_channels() {
+    for (uint32_t d = 0; d < kMaxDevices; ++d) update_channels(d);
+    if (!want_soc_log()) collector().forget_tasks();
+}
+
+void find_trace_locked();
+
+int trace_through_runtime(void *stream, uint64_t markId, uint32_t flag) {
+    TraceFn fn = g_trace.load(std::memory_order_acquire);
+    if (fn == nullptr) {
+        // A marker on a stream: the runtime is loaded by now, maybe after libmspti last looked.
+        std::lock_guard<std::mutex> lock(g_mutex);
+        find_trace_locked();
+        fn = g_trace.load(std::memory_order_acquire);
+        if (fn == nullptr) return -1;
+    }
+    unsigned char payload[18];  // {uint64 indexId, uint64 modelId, uint16 tagId}, packed
+    uint64_t model = flag;
+    uint16_t tag = kTagMarkEx;
+    std::memcpy(payload, &markId, 8);
+    std::memcpy(payload + 8, &model, 8);
+    std::memcpy(payload + 16, &tag, 2);
+    return fn(payload, sizeof payload, stream);
+}
+
+void find_trace_locked() {
+    if (g_trace.load(std::memory_order_relaxed) != nullptr) return;
+    // RTLD_DEFAULT: the runtime is a dependency of the program; RTLD_NEXT: libmspti was preloaded.
+    void *p = dlsym(RTLD_DEFAULT, "aclrtProfTrace");
+    if (p == nullptr) p = dlsym(RTLD_NEXT, "aclrtProfTrace");
+    if (p == nullptr) return;
+    g_trace.store(reinterpret_cast<TraceFn>(p), std::memory_order_release);
+    mstx::set_stream_trace(&trace_through_runtime);  // markers on a stream now give their device half
+}
+
+// Once, on stderr whatever the log level, at the first refused enable: the user asked for records
+// this host cannot give. Caller holds g_mutex.
+void say_missing_once() {
+    if (g_logged || (g_profapi && g_hal)) return;
+    g_logged = true;
+    std::fprintf(
+        stderr, "libmspti: %s%s%s not found (in $ASCEND_HOME_PATH/lib64 or the library path): %s cannot be collected\n",
+        g_profapi ? "" : "libprofapi.so", !g_profapi && !g_hal ? " and " : "", g_hal ? "" : "libascend_hal.so",
+        !g_profapi ? "KERNEL, API, ACL_API, NODE_API, RUNTIME_API, COMMUNICATION, HCCL and device markers"
+                   : "KERNEL, COMMUNICATION, HCCL and device markers");
+}
+
+// Caller holds g_mutex.
+void attach_locked() {
+    Collector &c = collector();
+    if (!g_hal && load_hal(g_hal_api)) {
+        g_hal = true;
+        c.reader = new HalChannelReader(g_hal_api, c);
+        c.reader_ready.store(c.reader, std::memory_order_release);
+        ActivityEngine::set_device_flush(&flush_device_channels);
+    }
+    if (!g_profapi && load_profapi(g_profapi_api)) {
+        g_profapi = true;
+        if (g_profapi_api.MsprofSysCycleTime != nullptr) {
+            // Report times are MsprofSysCycleTime's clock: raw ns unless the driver has a host oscillator.
+            uint64_t freq = 0;
+            int32_t version = 0;
+            int64_t host_freq = 0;
+            if (g_hal_api.halGetAPIVersion != nullptr && g_hal_api.halGetAPIVersion(&version) == 0 &&
+                version >= kApiVersionWithHostFreq &&
+                g_hal_api.halGetDeviceInfo(0, 0, kInfoHostOscFreq, &host_freq) == 0 && host_freq > 0)
+                freq = static_cast<uint64_t>(host_freq);
+            timespec a{}, b{};
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            uint64_t t = g_profapi_api.MsprofSysCycleTime();
+            clock_gettime(CLOCK_MONOTONIC, &b);
+            uint64_t an = a.tv_sec * 1000000000ull + a.tv_nsec, bn = b.tv_sec * 1000000000ull + b.tv_nsec;
+            c.host_sync = HostSync{freq, t, an + (bn - an) / 2};
+        } else {
+            c.host_sync = raw_host_sync();
+        }
+    }
+    if (g_profapi && !g_registered) {
+        auto reg = g_profapi_api.MsprofRegisterProfileCallback;
+        // Hash ids and type names first: the reports that follow are named by them.
+        reg(kCbGetHashId, reinterpret_cast<void *>(&cb_hash), sizeof(void *));
+        reg(kCbRegTypeInfo, reinterpret_cast<void *>(&cb_type_info), sizeof(void *));
+        reg(kCbReportApi, reinterpret_cast<void *>(&cb_api), sizeof(void *));
+        reg(kCbReportCompact, reinterpret_cast<void *>(&cb_compact), sizeof(void *));
+        reg(kCbDeviceState, reinterpret_cast<void *>(&cb_device_state), sizeof(void *));  // replays open devices
+        g_registered = true;
+    }
+    if (g_profapi) {
+        const uint64_t want = wanted_switch();
+        if ((g_switch & ~want) != 0) send_command(kCommandStop, g_switch & ~want);
+        if ((want & ~g_switch) != 0) send_command(kCommandStart, want & ~g_switch);
+        g_switch = want;
+    }
+    find_trace_locked();
+    update_all_channels();
+    // Until aclrtProfTrace is found too (a runtime loaded after the enable), the interposed
+    // aclInit/aclrtSetDevice look again.
+    if (g_profapi && g_hal && g_trace.load(std::memory_order_relaxed) != nullptr)
+        g_attached.store(true, std::memory_order_release);
+}
+
+void Collector::on_device_state(const DeviceStateReport &r) {
+    if (r.device >= kMaxDevices) return;
+    if (r.chip != 0) chips[r.device].store(r.chip, std::memory_order_relaxed);
+    if (r.open)
+        open_devices.fetch_or(uint64_t{1} << r.device, std::memory_order_acq_rel);
+    else
+        open_devices.fetch_and(~(uint64_t{1} << r.device), std::memory_order_acq_rel);
+    if (r.open) update_channels(r.device);
+}
+
+}  // namespace
+
+CannAvailability attach() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    attach_locked();
+    return CannAvailability{g_profapi, g_hal};
+}
+
+void attach_lazily() {
+    if (!g_attached.load(std::memory_order_relaxed)) attach();
+}
+
+bool kind_available(int kind, const char **why) {
+    CannAvailability a;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        if (!g_profapi || !g_hal) attach_locked();
+        a = CannAvailability{g_profapi, g_hal};
+    }
+    bool needs_profapi = false, needs_hal = false;
+    switch (kind) {
+    case MSPTI_ACTIVITY_KIND_API:
+    case MSPTI_ACTIVITY_KIND_ACL_API:
+    case MSPTI_ACTIVITY_KIND_NODE_API:
+    case MSPTI_ACTIVITY_KIND_RUNTIME_API: needs_profapi = true; break;
+    case MSPTI_ACTIVITY_KIND_KERNEL:
+    case MSPTI_ACTIVITY_KIND_COMMUNICATION: needs_profapi = needs_hal = true; break;
+    case MSPTI_ACTIVITY_KIND_HCCL: needs_hal = true; break;
+    default: break;
+    }
+    if ((needs_profapi && !a.profapi) || (needs_hal && !a.hal)) {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        say_missing_once();
+    }
+    if (needs_profapi && !a.profapi) {
+        *why = "libprofapi.so was not found (in $ASCEND_HOME_PATH/lib64 or the library path)";
+        return false;
+    }
+    if (needs_hal && !a.hal) {
+        *why = "libascend_hal.so was not found (in $ASCEND_HOME_PATH/lib64 or the library path)";
+        return false;
+    }
+    return true;
+}
+
+bool is_device_kind(int kind) {
+    return kind == MSPTI_ACTIVITY_KIND_KERNEL || kind == MSPTI_ACTIVITY_KIND_COMMUNICATION ||
+           kind == MSPTI_ACTIVITY_KIND_MARKER || kind == MSPTI_ACTIVITY_KIND_HCCL;
+}
+
+int stream_trace(void *stream, uint64_t markId, uint32_t flag) { return trace_through_runtime(stream, markId, flag); }
+
+void flush_device() { flush_device_channels(); }
+
+namespace {
+void flush_device_channels() {
+    if (HalChannelReader *r = collector().reader_ready.load(std::memory_order_acquire)) r->flush();
+}
+}  // namespace
+
+void fork_prepare() {
+    g_mutex.lock();
+    Collector &c = collector();
+    c.reports.hashes().fork_prepare();
+    c.reports.types().fork_prepare();
+    if (c.reader != nullptr) c.reader->fork_prepare();
+}
+
+void fork_parent() {
+    Collector &c = collector();
+    if (c.reader != nullptr) c.reader->fork_parent();
+    c.reports.types().fork_release();
+    c.reports.hashes().fork_release();
+    g_mutex.unlock();
+}
+
+void fork_child() {
+    Collector &c = collector();
+    if (c.reader != nullptr) c.reader->forget_after_fork();  // renews its locks
+    c.open_devices.store(0, std::memory_order_relaxed);  // the child opens its own
+    c.staging = nullptr;  // freed by the engine with the parent's threads' stagings
+    c.forget_tasks();
+    c.reports.types().fork_release();
+    c.reports.hashes().fork_release();
+    g_mutex.unlock();
+}
+
+}  // namespace mspti::device

@@ -1,0 +1,106 @@
+#include "device/channel_decoder.h"
+
+#include <cstring>
+
+#include "device/cann_layouts.h"
+
+namespace mspti::device {
+
+using namespace cann;
+
+bool chip_supported(uint32_t chip) { return chip == kChip910B || chip == kChip310B || chip == kChipV6; }
+
+size_t record_size(uint32_t chip, uint32_t channel) {
+    if (!chip_supported(chip)) return 0;
+    if (channel == kChannelTsFw) return StepTraceLayout::kSize;
+    if (channel == kChannelStarsSocLog) return chip == kChipV6 ? SocLogV6Layout::kSize : SocLogLayout::kSize;
+    return 0;
+}
+
+ChannelDecoder::ChannelDecoder(uint32_t device, uint32_t chip, uint32_t channel)
+    : device_(device), chip_(chip), channel_(channel), size_(record_size(chip, channel)) {}
+
+void ChannelDecoder::feed(const void *data, size_t n, ChannelSink &sink) {
+    if (size_ == 0 || data == nullptr) return;
+    counts_.bytes += n;
+    auto p = static_cast<const unsigned char *>(data);
+    if (pending_ != 0) {  // complete the record the last read cut
+        size_t take = size_ - pending_ < n ? size_ - pending_ : n;
+        std::memcpy(partial_ + pending_, p, take);
+        pending_ += take;
+        p += take;
+        n -= take;
+        if (pending_ < size_) return;
+        decode(partial_, sink);
+        pending_ = 0;
+    }
+    for (; n >= size_; p += size_, n -= size_) decode(p, sink);
+    std::memcpy(partial_, p, n);
+    pending_ = n;
+}
+
+void ChannelDecoder::decode(const unsigned char *record, ChannelSink &sink) {
+    if (channel_ == kChannelStarsSocLog)
+        decode_soc_log(record, sink);
+    else
+        decode_step_trace(record, sink);
+}
+
+void ChannelDecoder::decode_soc_log(const unsigned char *r, ChannelSink &sink) {
+    uint16_t func = load<uint16_t>(r, SocLogLayout::kHeader) & 0x3f;
+    TaskTime t;
+    t.device = device_;
+    if (chip_ == kChipV6) {
+        if (func != kFuncBegin && func != kFuncEnd) {
+            ++counts_.skipped;
+            return;
+        }
+        t.has_stream = false;
+        t.task = load<uint32_t>(r, SocLogV6Layout::kTask);
+        t.ticks = load<uint64_t>(r, SocLogV6Layout::kTimestamp);
+    } else {
+        if (func != kFuncBegin && func != kFuncEnd && func != kFuncFftsStart && func != kFuncFftsEnd) {
+            ++counts_.skipped;  // other SoC logs share the channel
+            return;
+        }
+        t.stream = load<uint16_t>(r, SocLogLayout::kStream);
+        t.task = load<uint16_t>(r, SocLogLayout::kTask);
+        t.ticks = load<uint64_t>(r, SocLogLayout::kTimestamp);
+        t.ffts = func == kFuncFftsStart || func == kFuncFftsEnd;
+        if (t.ffts) t.sub_task = load<uint16_t>(r, SocLogLayout::kSubTaskId);
+    }
+    t.begin = func == kFuncBegin || func == kFuncFftsStart;
+    ++counts_.records;
+    sink.on_task_time(t);
+}
+
+void ChannelDecoder::decode_step_trace(const unsigned char *r, ChannelSink &sink) {
+    uint8_t type = r[StepTraceLayout::kRptType];
+    if (type == kRptTsMemcpy || type == kRptTaskType || type == kRptFlipInfo) {
+        ++counts_.skipped;
+        return;
+    }
+    uint16_t buf_size = load<uint16_t>(r, StepTraceLayout::kBufSize);
+    if (type != kRptStepTrace || (buf_size != 0 && buf_size != StepTraceLayout::kSize)) {
+        ++counts_.malformed;
+        return;
+    }
+    StepTrace s;
+    s.device = device_;
+    s.ticks = load<uint64_t>(r, StepTraceLayout::kTimestamp);
+    s.index_id = load<uint64_t>(r, StepTraceLayout::kIndexId);
+    s.model_id = load<uint64_t>(r, StepTraceLayout::kModelId);
+    if (chip_ == kChipV6) {
+        s.tag = load<uint16_t>(r, StepTraceLayout::kV6Tag);
+        s.stream = load<uint16_t>(r, StepTraceLayout::kV6Stream);
+        s.task = load<uint32_t>(r, StepTraceLayout::kV6Task);
+    } else {
+        s.stream = load<uint16_t>(r, StepTraceLayout::kStream);
+        s.task = load<uint16_t>(r, StepTraceLayout::kTask);
+        s.tag = load<uint16_t>(r, StepTraceLayout::kTag);
+    }
+    ++counts_.records;
+    sink.on_step_trace(s);
+}
+
+}  // namespace mspti::device

@@ -1,0 +1,63 @@
+#include "device/device_clock.h"
+
+#include <ctime>
+
+namespace mspti::device {
+namespace {
+
+constexpr int64_t kNsPerMs = 1000000;
+
+uint64_t read_ns(clockid_t id) {
+    timespec ts{};
+    clock_gettime(id, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// delta ticks at `freq` ticks per ms, in ns, without overflow for deltas of years.
+int64_t scale(int64_t delta, int64_t freq) { return (delta / freq) * kNsPerMs + (delta % freq) * kNsPerMs / freq; }
+
+}  // namespace
+
+uint64_t ticks_to_monotonic(uint64_t ticks, const DeviceSync &sync) {
+    if (sync.freq_per_ms == 0) return ticks;
+    int64_t delta = static_cast<int64_t>(ticks - sync.sync_ticks);
+    return sync.sync_mono_ns + static_cast<uint64_t>(scale(delta, static_cast<int64_t>(sync.freq_per_ms)));
+}
+
+uint64_t host_to_monotonic(uint64_t t, const HostSync &sync) {
+    int64_t delta = static_cast<int64_t>(t - sync.sync_ticks);
+    if (sync.freq_per_ms != 0) delta = scale(delta, static_cast<int64_t>(sync.freq_per_ms));
+    return sync.sync_mono_ns + static_cast<uint64_t>(delta);
+}
+
+HostSync raw_host_sync() {
+    // The raw reading between two monotonic ones: the pair is off by at most half their gap.
+    uint64_t a = read_ns(CLOCK_MONOTONIC);
+    uint64_t raw = read_ns(CLOCK_MONOTONIC_RAW);
+    uint64_t b = read_ns(CLOCK_MONOTONIC);
+    return HostSync{0, raw, a + (b - a) / 2};
+}
+
+void DeviceClocks::set(uint32_t device, const DeviceSync &sync) {
+    if (device >= kMaxDevices) return;
+    Slot &s = slots_[device];
+    s.ticks.store(sync.sync_ticks, std::memory_order_relaxed);
+    s.mono.store(sync.sync_mono_ns, std::memory_order_relaxed);
+    s.freq.store(sync.freq_per_ms, std::memory_order_release);
+}
+
+bool DeviceClocks::known(uint32_t device) const {
+    return device < kMaxDevices && slots_[device].freq.load(std::memory_order_acquire) != 0;
+}
+
+uint64_t DeviceClocks::to_monotonic(uint32_t device, uint64_t ticks) const {
+    if (device >= kMaxDevices) return ticks;
+    const Slot &s = slots_[device];
+    DeviceSync sync;
+    sync.freq_per_ms = s.freq.load(std::memory_order_acquire);
+    sync.sync_ticks = s.ticks.load(std::memory_order_relaxed);
+    sync.sync_mono_ns = s.mono.load(std::memory_order_relaxed);
+    return ticks_to_monotonic(ticks, sync);
+}
+
+}  // namespace mspti::device

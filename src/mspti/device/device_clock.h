@@ -1,0 +1,54 @@
+// Device counter -> host CLOCK_MONOTONIC ns, as on hardware: each device reports its counter
+// (SYS_COUNT) and its frequency in ticks per ms (DEV_OSC_FREQUE); one sync pair (the counter read
+// between two host readings, taken at their midpoint) anchors the conversion. Host reports carry
+// CLOCK_MONOTONIC_RAW ns where the driver has no host oscillator (API version below 0x071905),
+// else host counter ticks at HOST_OSC_FREQUE; both convert to CLOCK_MONOTONIC here, and from there
+// to libmspti's epoch (core/clock).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace mspti::device {
+
+/// One device's conversion: ticks -> monotonic ns. Written once per channel start, read lock-free.
+struct DeviceSync {
+    uint64_t freq_per_ms = 0;  ///< 0: unknown (ticks taken as ns)
+    uint64_t sync_ticks = 0;
+    uint64_t sync_mono_ns = 0;
+};
+
+/// ns of monotonic time at device counter `ticks`, per `sync` (signed: ticks before the sync work).
+uint64_t ticks_to_monotonic(uint64_t ticks, const DeviceSync &sync);
+
+/// Host report time conversion.
+struct HostSync {
+    uint64_t freq_per_ms = 0;  ///< 0: reports carry CLOCK_MONOTONIC_RAW ns
+    uint64_t sync_ticks = 0;  ///< host counter (or raw ns) at the sync
+    uint64_t sync_mono_ns = 0;
+};
+
+/// CLOCK_MONOTONIC ns of a host report time.
+uint64_t host_to_monotonic(uint64_t t, const HostSync &sync);
+
+/// A host sync for CLOCK_MONOTONIC_RAW report times, taken now.
+HostSync raw_host_sync();
+
+/// Per-device syncs, set from the driver and read on the reader thread (seqlock-free: a device's
+/// sync is published once before its channels start and only replaced while they are stopped).
+class DeviceClocks {
+public:
+    static constexpr uint32_t kMaxDevices = 64;
+    void set(uint32_t device, const DeviceSync &sync);
+    /// Monotonic ns of `ticks` on `device`; `ticks` unchanged for a device with no sync.
+    uint64_t to_monotonic(uint32_t device, uint64_t ticks) const;
+    bool known(uint32_t device) const;
+
+private:
+    struct Slot {
+        std::atomic<uint64_t> freq{0}, ticks{0}, mono{0};
+    };
+    Slot slots_[kMaxDevices];
+};
+
+}  // namespace mspti::device

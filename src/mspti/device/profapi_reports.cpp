@@ -1,0 +1,114 @@
+#include "device/profapi_reports.h"
+
+#include <cstring>
+
+#include "device/cann_layouts.h"
+
+namespace mspti::device {
+
+using namespace cann;
+
+namespace {
+void bump(std::atomic<uint64_t> &c) { c.fetch_add(1, std::memory_order_relaxed); }
+}  // namespace
+
+int32_t ReportDecoder::api(const void *report, size_t length) {
+    if (report == nullptr || length != ApiLayout::kSize) {
+        bump(counts_.bad_length);
+        return 1;
+    }
+    if (load<uint16_t>(report, ApiLayout::kMagic) != kReportMagic) {
+        bump(counts_.bad_magic);
+        return 1;
+    }
+    ApiReport r;
+    r.level = load<uint16_t>(report, ApiLayout::kLevel);
+    r.type = load<uint32_t>(report, ApiLayout::kType);
+    r.thread = load<uint32_t>(report, ApiLayout::kThreadId);
+    r.begin = load<uint64_t>(report, ApiLayout::kBegin);
+    r.end = load<uint64_t>(report, ApiLayout::kEnd);
+    // ACL and runtime spans are named by their registered type; node launches and HCCL by their item.
+    if (r.level == kLevelAcl || r.level == kLevelRuntime)
+        r.name = types_.name(r.level, r.type);
+    else
+        r.name = hashes_.name(load<uint64_t>(report, ApiLayout::kItemId));
+    bump(counts_.accepted);
+    sink_.on_api(r);
+    return 0;
+}
+
+int32_t ReportDecoder::compact(const void *report, size_t length) {
+    if (report == nullptr || length != CompactLayout::kSize) {
+        bump(counts_.bad_length);
+        return 1;
+    }
+    if (load<uint16_t>(report, CompactLayout::kMagic) != kReportMagic) {
+        bump(counts_.bad_magic);
+        return 1;
+    }
+    const uint16_t level = load<uint16_t>(report, CompactLayout::kLevel);
+    const uint32_t type = load<uint32_t>(report, CompactLayout::kType);
+    const uint32_t data_len = load<uint32_t>(report, CompactLayout::kDataLen);
+    const auto *data = static_cast<const unsigned char *>(report) + CompactLayout::kData;
+    if (level == kLevelRuntime && type == kTypeTaskTrack) {
+        if (data_len != 0 && data_len < TrackLayout::kSize) {
+            bump(counts_.bad_length);
+            return 1;
+        }
+        TrackReport r;
+        r.thread = load<uint32_t>(report, CompactLayout::kThreadId);
+        r.time = load<uint64_t>(report, CompactLayout::kTimeStamp);
+        r.device = load<uint16_t>(data, TrackLayout::kDevice);
+        r.stream = load<uint16_t>(data, TrackLayout::kStream);
+        r.task = load<uint32_t>(data, TrackLayout::kTaskInfo);
+        // The task type is a type id registered at level 5000.
+        r.task_type = types_.name(kLevelRuntime, static_cast<uint32_t>(load<uint64_t>(data, TrackLayout::kTaskType)));
+        r.name = hashes_.name(load<uint64_t>(data, TrackLayout::kKernelName));
+        r.kernel = r.task_type != nullptr && std::strncmp(r.task_type, "KERNEL", 6) == 0;
+        bump(counts_.accepted);
+        sink_.on_track(r);
+        return 0;
+    }
+    if (level == kLevelNode && type == kTypeHcclOpInfo) {
+        if (data_len != 0 && data_len < HcclOpInfoLayout::kSize) {
+            bump(counts_.bad_length);
+            return 1;
+        }
+        HcclOpReport r;
+        r.thread = load<uint32_t>(report, CompactLayout::kThreadId);
+        r.data_type = data[HcclOpInfoLayout::kDataType];
+        r.count = load<uint64_t>(data, HcclOpInfoLayout::kCount);
+        r.alg_type = hashes_.name(load<uint64_t>(data, HcclOpInfoLayout::kAlgType));
+        r.group = hashes_.name(load<uint64_t>(data, HcclOpInfoLayout::kGroupName));
+        bump(counts_.accepted);
+        sink_.on_hccl_op(r);
+        return 0;
+    }
+    bump(counts_.other_type);
+    return 0;
+}
+
+int32_t ReportDecoder::device_state(const void *para, size_t length) {
+    if (para == nullptr || length < DevParaLayout::kSize) {
+        bump(counts_.bad_length);
+        return 1;
+    }
+    DeviceStateReport r;
+    r.chip = load<uint32_t>(para, DevParaLayout::kChipId);
+    r.device = load<uint32_t>(para, DevParaLayout::kDevId);
+    r.open = static_cast<const unsigned char *>(para)[DevParaLayout::kIsOpen] != 0;
+    bump(counts_.accepted);
+    sink_.on_device_state(r);
+    return 0;
+}
+
+int32_t ReportDecoder::reg_type_info(uint16_t level, uint32_t type, const char *name, size_t length) {
+    if (name == nullptr) {
+        bump(counts_.bad_length);
+        return 1;
+    }
+    types_.add(level, type, name, length);
+    return 0;
+}
+
+}  // namespace mspti::device
