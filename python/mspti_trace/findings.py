@@ -8,7 +8,7 @@ from collections import defaultdict
 
 from . import steps as st
 from . import waits as wt
-from .model import KERNEL
+from .model import KERNEL, host_row
 
 # A rank is slow, or a link, only when the excess is at least this long and at least this share
 # of the median step: scheduling noise on a loaded machine stays below both.
@@ -57,7 +57,7 @@ def tables(run):
         for s in p.slices:
             if s.cat == KERNEL:
                 key = ("kernel", s.name)
-            elif s.cat == "marker" and s.row.startswith("thread ") and s.name:
+            elif s.cat == "marker" and host_row(s.row) and s.name:
                 key = ("range", s.name)
             else:
                 continue

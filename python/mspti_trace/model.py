@@ -101,6 +101,12 @@ class Process:
             s.end += delta_ns
 
 
+
+def host_row(row):
+    """Whether a slice's row is a host thread's, its overlap lanes included (a range that does not
+    nest with the thread's other slices goes to a lane named without the "thread " prefix)."""
+    return not row.startswith(("device ", "comm "))
+
 def base_row(name):
     """A track name without its overlap-lane suffix: lanes are drawn on their track's row."""
     return _LANE_RE.sub("", name) if name else name

@@ -9,14 +9,14 @@ device work (API calls and inner ranges while the device does nothing).
 import statistics
 
 from . import intervals as iv
-from .model import API_CATEGORIES, COLLECTIVE_CATEGORIES, KERNEL, MARKER
+from .model import API_CATEGORIES, COLLECTIVE_CATEGORIES, KERNEL, MARKER, host_row
 
 COPY_CATEGORIES = ("memcpy", "memset")
 
 
 def host_ranges(proc):
     """The process's named mstx ranges on host threads (device halves carry no name of their own)."""
-    return [s for s in proc.slices if s.cat == MARKER and s.row.startswith("thread ") and s.name]
+    return [s for s in proc.slices if s.cat == MARKER and host_row(s.row) and s.name]
 
 
 def collective_category(run):
@@ -73,7 +73,7 @@ class DeviceSets:
     def host(self, proc, step_name):
         """API calls and inner ranges on host threads: where the host was doing something."""
         return iv.union((s.start, s.end) for s in proc.slices
-                        if s.cat in API_CATEGORIES or (s.cat == MARKER and s.row.startswith("thread ")
+                        if s.cat in API_CATEGORIES or (s.cat == MARKER and host_row(s.row)
                                                        and s.name and s.name != step_name))
 
 
