@@ -23,6 +23,13 @@ HashNames::HashNames() : index_(new Index), serial_(g_serial.fetch_add(1)) {
     for (auto &c : chunks_) c.store(nullptr, std::memory_order_relaxed);
 }
 
+// libmspti's own table is never destroyed (its collector lives until the process ends); a table
+// that is, e.g. a test's, frees its index and chunks. The names themselves are interned.
+HashNames::~HashNames() {
+    for (auto &c : chunks_) delete[] c.load(std::memory_order_relaxed);
+    delete index_;
+}
+
 uint64_t HashNames::id(const char *text, size_t length) {
     if (text == nullptr) return 0;
     // Reporters hand the same static strings again and again: a hit costs a compare.

@@ -15,6 +15,9 @@ namespace mspti::device {
 class HashNames {
 public:
     HashNames();
+    ~HashNames();
+    HashNames(const HashNames &) = delete;
+    HashNames &operator=(const HashNames &) = delete;
     /// The id of `text` (`length` bytes, not NUL-terminated necessarily); never 0. 0 for a null text.
     uint64_t id(const char *text, size_t length);
     /// The name of an id this table gave, else nullptr.
