@@ -10,17 +10,23 @@ using namespace cann;
 
 namespace {
 void bump(std::atomic<uint64_t> &c) { c.fetch_add(1, std::memory_order_relaxed); }
+
+// A fixed-size report with msprof's magic at `magic_at`: false (and counted) otherwise.
+bool well_formed(const void *report, size_t length, size_t size, size_t magic_at, ReportCounts &counts) {
+    if (report == nullptr || length != size) {
+        bump(counts.bad_length);
+        return false;
+    }
+    if (load<uint16_t>(report, magic_at) != kReportMagic) {
+        bump(counts.bad_magic);
+        return false;
+    }
+    return true;
+}
 }  // namespace
 
 int32_t ReportDecoder::api(const void *report, size_t length) {
-    if (report == nullptr || length != ApiLayout::kSize) {
-        bump(counts_.bad_length);
-        return 1;
-    }
-    if (load<uint16_t>(report, ApiLayout::kMagic) != kReportMagic) {
-        bump(counts_.bad_magic);
-        return 1;
-    }
+    if (!well_formed(report, length, ApiLayout::kSize, ApiLayout::kMagic, counts_)) return 1;
     ApiReport r;
     r.level = load<uint16_t>(report, ApiLayout::kLevel);
     r.type = load<uint32_t>(report, ApiLayout::kType);
@@ -38,14 +44,7 @@ int32_t ReportDecoder::api(const void *report, size_t length) {
 }
 
 int32_t ReportDecoder::compact(const void *report, size_t length) {
-    if (report == nullptr || length != CompactLayout::kSize) {
-        bump(counts_.bad_length);
-        return 1;
-    }
-    if (load<uint16_t>(report, CompactLayout::kMagic) != kReportMagic) {
-        bump(counts_.bad_magic);
-        return 1;
-    }
+    if (!well_formed(report, length, CompactLayout::kSize, CompactLayout::kMagic, counts_)) return 1;
     const uint16_t level = load<uint16_t>(report, CompactLayout::kLevel);
     const uint32_t type = load<uint32_t>(report, CompactLayout::kType);
     const uint32_t data_len = load<uint32_t>(report, CompactLayout::kDataLen);
