@@ -27,6 +27,9 @@ RECORDS = [r for r in S.RECORDS if r.values]  # the Monitor API's value types (t
 C_RECORDS = [r for r in RECORDS if r.c_struct]
 SIMPLE = [r for r in RECORDS if r.monitor and r.monitor.style == "simple"]
 VALUE_RECORDS = [r for r in RECORDS if r.name != "MsptiObjectId"]  # delivered to callbacks
+# Delivered to Java by a director upcall per record (MstxMonitor's mark + range pair); the simple
+# kinds' records reach Java a run at a time instead (RecordRun).
+DIRECTOR_RECORDS = [r for r in VALUE_RECORDS if r not in SIMPLE]
 
 
 # ---- field helpers ----------------------------------------------------------------------------
@@ -328,7 +331,8 @@ def gen_swig_python():
 def gen_swig_java():
     out = [f"/* {HEADER}\n * Included by swig/java/mspti_java.i, which defines the macros these lists invoke. */\n"]
     out.append("%define MSPTI_JAVA_RECORD_VALUES")
-    out += [f"MSPTI_JAVA_RECORD(mspti::{r.name}, {r.name}, {decode_method(r)})" for r in VALUE_RECORDS]
+    out += [f"MSPTI_JAVA_RECORD(mspti::{r.name}, {r.name}, {decode_method(r)})" for r in DIRECTOR_RECORDS]
+    out += [f"MSPTI_JAVA_RUN_RECORD(mspti::{r.name}, {r.name})" for r in SIMPLE]
     out.append("%enddef\n\n%define MSPTI_JAVA_RECORD_CALLBACKS")
     out += [f"MSPTI_JAVA_CALLBACK({r.monitor.callback}, on_record)" for r in SIMPLE]
     out.append("%enddef\n\n%define MSPTI_JAVA_RECORD_MONITORS")
@@ -414,7 +418,7 @@ def gen_java_encoders():
     out = [f"// {HEADER}\n// C++ record values -> the slots org.mspti.RecordDecoder builds the record objects from "
            "(one 64-bit slot per JNI constructor argument; strings as indices into its string table); "
            "included by java_glue.h.\n#pragma once\n\nnamespace mspti_java {\n"]
-    for r in VALUE_RECORDS:
+    for r in DIRECTOR_RECORDS:
         strs = [f for f in r.fields if base(f) == "str"]
         assert len(strs) <= RECORD_STRINGS, "java_glue.h's RecordDecoder holds 3 strings per record"
         out.append(f"inline bool encode(JNIEnv *env, RecordDecoder &dec, const mspti::{r.name} &d) {{")
@@ -462,7 +466,7 @@ final class RecordDecoder {{
         this.strings = strings;
     }}
 """]
-    for r in VALUE_RECORDS:
+    for r in DIRECTOR_RECORDS:
         args, slot = [], 0
         for f in r.fields:
             if base(f) == "object_id":
@@ -553,8 +557,8 @@ final class RecordRuns {{
     static final class {run_class(r)} extends RecordRun {{
         private final {m.callback} callback;
 
-        {run_class(r)}({m.callback} callback, RecordRun.Counts counts) {{
-            super(callback, counts, {kv}, {n});
+        {run_class(r)}({m.callback} callback) {{
+            super(callback, {kv}, {n});
             this.callback = callback;
         }}
 
@@ -574,9 +578,9 @@ final class RecordRuns {{
         }}
     }}
 
-    /** The delivery of {r.name} to {{@code callback}}, counting into {{@code counts}}. */
-    static RecordRun of({m.callback} callback, RecordRun.Counts counts) {{
-        return new {run_class(r)}(callback, counts);
+    /** The delivery of {r.name} to {{@code callback}}. */
+    static RecordRun of({m.callback} callback) {{
+        return new {run_class(r)}(callback);
     }}
 """)
     out.append("}\n")

@@ -25,6 +25,7 @@ namespace mspti {
 
 namespace detail {
 class MonitorCore;
+struct MonitorAccess;
 }
 
 /** @brief Receives instantaneous markers (host and device records alike). */
@@ -160,6 +161,8 @@ public:
 protected:
     /** @brief A monitor of records of `kind`. */
     explicit Monitor(MsptiActivityKind kind);
+    /** @brief The implementation's access for the language bindings (src/monitor). */
+    friend struct detail::MonitorAccess;
     /** @brief The implementation (src/monitor). */
     std::unique_ptr<detail::MonitorCore> core_;
 };

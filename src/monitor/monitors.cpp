@@ -42,6 +42,19 @@ MsptiResult start_function(detail::MonitorCore &core, std::function<void(const V
 
 }  // namespace
 
+namespace detail {
+struct MonitorAccess {
+    static MonitorCore &core(Monitor &m) { return *m.core_; }
+};
+}  // namespace detail
+
+MsptiResult start_record_run(Monitor &monitor, RecordRunCallback *callback) {
+    detail::MonitorCore &core = detail::MonitorAccess::core(monitor);
+    if (callback == nullptr) return null_callback(core, "start");
+    auto sub = std::make_shared<detail::RunSubscription>(core.kind, core.name, core.counters, callback);
+    return Session::instance().start(core, std::move(sub));
+}
+
 void set_delivery_thread_hooks(DeliveryThreadHooks *hooks) { Session::instance().set_hooks(hooks); }
 
 void free_kept_buffer(void *buffer) { std::free(buffer); }  // the pool's buffers come from malloc

@@ -18,7 +18,13 @@ namespace mspti::detail {
 namespace {
 
 thread_local bool t_delivery = false;
-thread_local const Subscription *t_batch = nullptr;  // the batch callback running (batch_callback_live())
+// The run callback running (record_run_live()) and where its tally goes (record_run_tally()).
+struct RunInProgress {
+    const Subscription *sub = nullptr;
+    bool tallied = false;
+    uint64_t handed = 0, passed = 0, errors = 0;
+};
+thread_local RunInProgress *t_run = nullptr;
 
 template <typename F>
 void run_hook(F &&f, const char *which) {
@@ -70,12 +76,12 @@ struct RunOutcome {
 };
 
 // Converts each record of a run once and hands it to every per-record subscription of its kind.
-// Records no subscription took (nor a batch one, `batch_taken`) while one of them dropped them
+// Records no subscription took (nor a batch or run one: those before `taken_upto`) while one of them dropped them
 // (a stop that ran out of time, or the process exiting) are lost: the monitor layer discarded them.
 template <typename CRecord, typename Value, typename Callback>
 RunOutcome deliver_records(const uint8_t *first, size_t count, size_t stride,
                            const std::vector<std::shared_ptr<Subscription>> &subs, bool batch_dropped,
-                           bool batch_taken) {
+                           size_t taken_upto) {
     Value value;
     RunOutcome out;
     for (size_t i = 0; i < count; ++i) {
@@ -94,9 +100,10 @@ RunOutcome deliver_records(const uint8_t *first, size_t count, size_t stride,
         } else {
             for (const auto &sp : subs) dropped = sp->skip(1) || dropped;
         }
+        const bool elsewhere = i < taken_upto;  // a batch or run subscription took it
         if (took) ++out.taken;
-        if (!took && !batch_taken && dropped) ++out.lost;
-        if (dropped) settle(subs, took || batch_taken ? 1 : 0);
+        if (!took && !elsewhere && dropped) ++out.lost;
+        if (dropped) settle(subs, took || elsewhere ? 1 : 0);
     }
     return out;
 }
@@ -233,9 +240,9 @@ void Session::publish_locked(const std::shared_ptr<Subscription> &add, const Sub
     std::lock_guard<std::mutex> lock(mutex_);
     auto next = std::make_shared<Registry>(*registry_);
     ++next->version;
-    if (add) (add->batch() != nullptr ? next->batch : next->record)[add->kind()].push_back(add);
+    if (add) next->list_of(*add).push_back(add);
     if (remove != nullptr) {
-        SubList &list = (remove->batch() != nullptr ? next->batch : next->record)[remove->kind()];
+        SubList &list = next->list_of(*remove);
         for (auto it = list.begin(); it != list.end(); ++it) {
             if (it->get() == remove) {
                 // Still listed while buffers it abandoned are queued (see below).
@@ -246,7 +253,7 @@ void Session::publish_locked(const std::shared_ptr<Subscription> &add, const Sub
     }
     // Stops that ran out of time leave their subscription listed (detached) so that the rest of
     // its backlog is counted as dropped; forget it once that backlog has gone through.
-    for (auto *lists : {&next->batch, &next->record}) {
+    for (auto *lists : {&next->batch, &next->run, &next->record}) {
         for (SubList &list : *lists) {
             for (auto it = list.begin(); it != list.end();) {
                 if ((*it)->detached() && (*it)->abandoned_through() <= processed_ && it->get() != add.get())
@@ -317,13 +324,13 @@ MsptiResult Session::restart_locked(MonitorCore &core, std::shared_ptr<Subscript
         std::lock_guard<std::mutex> lock(mutex_);
         auto next = std::make_shared<Registry>(*registry_);
         ++next->version;
-        SubList &from = (old->batch() != nullptr ? next->batch : next->record)[old->kind()];
+        SubList &from = next->list_of(*old);
         auto it = std::find(from.begin(), from.end(), old);
-        if (it != from.end() && (old->batch() == nullptr) == (sub->batch() == nullptr)) {
+        if (it != from.end() && old->path() == sub->path()) {
             *it = sub;  // keeps its place in the delivery order
         } else {
             if (it != from.end()) from.erase(it);
-            (sub->batch() != nullptr ? next->batch : next->record)[sub->kind()].push_back(sub);
+            next->list_of(*sub).push_back(sub);
         }
         version = next->version;
         registry_ = std::move(next);
@@ -705,7 +712,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
 
 void Session::deliver_buffer(const Pending &p, const Registry &reg) {
     if (p.valid == 0) return;
-    for (const auto *lists : {&reg.batch, &reg.record})
+    for (const auto *lists : {&reg.batch, &reg.run, &reg.record})
         for (const SubList &list : *lists)
             for (const auto &s : list) s->set_buffer(p.seq);
     std::array<uint64_t, kKinds> discarded{};
@@ -734,64 +741,96 @@ void Session::deliver_buffer(const Pending &p, const Registry &reg) {
 
 uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg) {
     if (kind <= 0 || kind >= kKinds || stride == 0) return 0;
-    bool taken = false;
-    bool batch_dropped = false;
+    RecordBatch batch;
+    batch.kind = static_cast<MsptiActivityKind>(kind);
+    batch.data = first;
+    batch.count = count;
+    batch.stride = stride;
+    bool taken = false;  // a batch subscription took the whole run
+    bool dropped = false;  // a subscription dropped records of it (a stop out of time, or exit)
     for (const auto &s : reg.batch[kind]) {
-        RecordBatch batch;
-        batch.kind = static_cast<MsptiActivityKind>(kind);
-        batch.data = first;
-        batch.count = count;
-        batch.stride = stride;
         s->enter();
         struct Exit {
             Subscription &s;
             ~Exit() { s.exit(); }
         } exit{*s};
-        struct Current {
-            explicit Current(const Subscription *s) { t_batch = s; }
-            ~Current() { t_batch = nullptr; }
-        } current{s.get()};
         if (s->call([&] { s->batch()->on_batch(batch); }, count))
             taken = true;
         else
-            batch_dropped = s->dropping() || batch_dropped;
+            dropped = s->dropping() || dropped;
         s->publish();
     }
+    // Each run subscription takes the records up to where it was let go of (all, normally).
+    size_t by_runs = 0;
+    for (const auto &s : reg.run[kind]) by_runs = std::max(by_runs, deliver_by_run(*s, batch, dropped));
+    const size_t taken_upto = taken ? count : by_runs;  // records [0, taken_upto) reached a callback
     const SubList &subs = reg.record[kind];
     RunOutcome out;
     if (subs.empty()) {
-        out.lost = !taken && batch_dropped ? count : 0;
+        out.lost = dropped ? count - taken_upto : 0;
     } else {
-        RunScope run(subs);
+        RunScope scope(subs);
         if (kind == MSPTI_ACTIVITY_KIND_MARKER) {
             MarkerData marker;
             for (size_t i = 0; i < count; ++i) {
                 bool took = false;
-                bool dropped = batch_dropped;
+                bool dropped_here = dropped;
                 if (any_live(subs)) convert(*reinterpret_cast<const msptiActivityMarker *>(first + i * stride), marker);
                 for (const auto &sp : subs) {
                     if (!sp->live()) {
-                        dropped = sp->skip(1) || dropped;
+                        dropped_here = sp->skip(1) || dropped_here;
                         continue;
                     }
                     static_cast<MstxSubscription *>(sp.get())->on_marker(marker);  // a start half waits for its end
                     took = true;
                 }
+                const bool elsewhere = i < taken_upto;
                 if (took) ++out.taken;
-                if (!took && !taken && dropped) ++out.lost;
-                if (dropped) settle(subs, took || taken ? 1 : 0);
+                if (!took && !elsewhere && dropped_here) ++out.lost;
+                if (dropped_here) settle(subs, took || elsewhere ? 1 : 0);
             }
         } else {
             // The kinds whose monitors deliver one record per call (generated from the schema).
             visit_simple_kind(kind, [&]<typename CRecord, typename Value, typename Callback>() {
-                out = deliver_records<CRecord, Value, Callback>(first, count, stride, subs, batch_dropped, taken);
+                out = deliver_records<CRecord, Value, Callback>(first, count, stride, subs, dropped, taken_upto);
             });
         }
         for (const auto &s : subs) s->publish();
     }
-    // Batch subscriptions that dropped the run: records another one took are delivered for libmspti.
-    if (batch_dropped) settle(reg.batch[kind], taken ? count : out.taken);
+    // Subscriptions that dropped records another one took: those are delivered for libmspti.
+    if (dropped) {
+        const uint64_t others = taken ? count : std::max<uint64_t>(taken_upto, out.taken);
+        settle(reg.batch[kind], others);
+        settle(reg.run[kind], taken ? count : out.taken);
+    }
     return out.lost;
+}
+
+size_t Session::deliver_by_run(Subscription &s, const RecordBatch &run, bool &dropped) {
+    s.enter();
+    struct Exit {
+        Subscription &s;
+        ~Exit() {
+            t_run = nullptr;
+            s.exit();
+        }
+    } exit{s};
+    if (!s.live()) {
+        dropped = s.skip(run.count) || dropped;
+        return 0;
+    }
+    RunInProgress tally;
+    tally.sub = &s;
+    t_run = &tally;
+    s.call([&] { static_cast<RunSubscription &>(s).run_callback()->on_run(run); }, 0);
+    t_run = nullptr;
+    // Without a tally (say its adapter failed before it) the whole run counts as handed over.
+    const uint64_t done = tally.tallied ? std::min<uint64_t>(tally.handed + tally.passed, run.count) : run.count;
+    s.add_delivered(tally.tallied ? std::min<uint64_t>(tally.handed, done) : run.count);
+    s.add_errors(tally.errors);
+    if (done < run.count) dropped = s.skip(run.count - done) || dropped;
+    s.publish();
+    return static_cast<size_t>(done);
 }
 
 // ---- fork ------------------------------------------------------------------------------------
@@ -834,7 +873,7 @@ void Session::fork_child() {
     s.busy_ = false;
     // Subscriptions the parent's delivery thread was in: nobody is in them here (a stop() in the
     // child would wait for it forever).
-    for (const auto *lists : {&s.registry_->batch, &s.registry_->record})
+    for (const auto *lists : {&s.registry_->batch, &s.registry_->run, &s.registry_->record})
         for (const SubList &list : *lists)
             for (const auto &sub : list) sub->reset_after_fork();
     s.processed_ = s.enqueued_;
@@ -855,9 +894,17 @@ void Session::fork_child() {
 
 namespace mspti {
 
-bool batch_callback_live() {
-    const detail::Subscription *s = detail::t_batch;
-    return s != nullptr && !s->detached() && !detail::delivery_cut().load(std::memory_order_relaxed);
+bool record_run_live() {
+    const detail::RunInProgress *r = detail::t_run;
+    return r != nullptr && !r->sub->detached() && !detail::delivery_cut().load(std::memory_order_relaxed);
 }
 
+void record_run_tally(uint64_t handed, uint64_t passed, uint64_t errors) {
+    detail::RunInProgress *r = detail::t_run;
+    if (r == nullptr) return;
+    r->tallied = true;
+    r->handed = handed;
+    r->passed = passed;
+    r->errors = errors;
+}
 }  // namespace mspti

@@ -31,8 +31,12 @@ inline std::atomic<bool> &delivery_cut() {
 
 class Subscription {
 public:
-    Subscription(int kind, const char *monitor_name, std::shared_ptr<Counters> counters, BatchCallback *batch)
-        : kind_(kind), name_(monitor_name), counters_(std::move(counters)), batch_(batch) {}
+    /** How a subscription's records are handed over: the registry keeps one list per way. */
+    enum class Path { Batch, Run, Record };
+
+    Subscription(int kind, const char *monitor_name, std::shared_ptr<Counters> counters, BatchCallback *batch,
+                 Path path = Path::Batch)
+        : kind_(kind), name_(monitor_name), counters_(std::move(counters)), batch_(batch), path_(path) {}
     virtual ~Subscription() = default;
     Subscription(const Subscription &) = delete;
     Subscription &operator=(const Subscription &) = delete;
@@ -40,6 +44,7 @@ public:
     int kind() const { return kind_; }
     const char *name() const { return name_; }
     BatchCallback *batch() const { return batch_; }
+    Path path() const { return path_; }
     bool detached() const { return detached_.load(std::memory_order_seq_cst); }
     /** No call starts after this; a call in progress may finish (wait_idle() waits for it). */
     void detach() { detached_.store(true, std::memory_order_seq_cst); }
@@ -178,6 +183,13 @@ public:
         new (&idle_cv_) std::condition_variable();
     }
 
+    /** `n` records handed over (a run callback's tally). Delivery thread only. */
+    void add_delivered(uint64_t n) { pending_ += n; }
+    /** `n` exceptions of the user's callback, reported by the binding. */
+    void add_errors(uint64_t n) {
+        if (n != 0) counters_->callback_errors.fetch_add(n, std::memory_order_relaxed);
+    }
+
     /** Makes the counts visible to stats(). Delivery thread only. */
     void publish() {
         if (pending_ != 0) {
@@ -192,6 +204,7 @@ private:
     const char *const name_;
     std::shared_ptr<Counters> counters_;
     BatchCallback *const batch_;
+    const Path path_;
     std::atomic<bool> detached_{false};
     std::atomic<bool> in_run_{false};  // entered: a callback may run (see enter())
     bool entered_ = false;  // delivery thread only
@@ -210,12 +223,28 @@ class RecordSubscription : public Subscription {
 public:
     RecordSubscription(int kind, const char *monitor_name, std::shared_ptr<Counters> counters, Callback *cb,
                        std::unique_ptr<Callback> owned = nullptr)
-        : Subscription(kind, monitor_name, std::move(counters), nullptr), cb_(cb), owned_(std::move(owned)) {}
+        : Subscription(kind, monitor_name, std::move(counters), nullptr, Path::Record),
+          cb_(cb),
+          owned_(std::move(owned)) {}
     Callback *callback() const { return cb_; }
 
 private:
     Callback *cb_;
     std::unique_ptr<Callback> owned_;
+};
+
+/**
+ * Per-record subscription of a binding that builds its records a run at a time (the Java binding):
+ * one call per run, whose tally (record_run_tally()) the session counts as per-record delivery.
+ */
+class RunSubscription : public Subscription {
+public:
+    RunSubscription(int kind, const char *monitor_name, std::shared_ptr<Counters> counters, RecordRunCallback *cb)
+        : Subscription(kind, monitor_name, std::move(counters), nullptr, Path::Run), cb_(cb) {}
+    RecordRunCallback *run_callback() const { return cb_; }
+
+private:
+    RecordRunCallback *cb_;
 };
 
 /**
@@ -228,7 +257,7 @@ public:
     MstxSubscription(const char *monitor_name, std::shared_ptr<Counters> counters, MarkCallback *mark,
                      RangeCallback *range, std::unique_ptr<MarkCallback> owned_mark,
                      std::unique_ptr<RangeCallback> owned_range, std::shared_ptr<OpenRangeTable> table)
-        : Subscription(MSPTI_ACTIVITY_KIND_MARKER, monitor_name, std::move(counters), nullptr),
+        : Subscription(MSPTI_ACTIVITY_KIND_MARKER, monitor_name, std::move(counters), nullptr, Path::Record),
           mark_(mark),
           range_(range),
           owned_mark_(std::move(owned_mark)),

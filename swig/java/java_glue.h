@@ -1,10 +1,10 @@
 // java_glue.h: the JNI side of the Java bindings (org.mspti), used by mspti_java.i.
 //
 // - JNI_OnLoad caches the classes and constructors JNI builds (RecordBatch, MonitorStats) and
-//   installs the delivery-thread hooks.
+//   installs the delivery-thread hooks (JNI_OnLoad, at the end).
 // - Records reach Java as owned, immutable Java objects (valid after the callback), built in Java:
-//   the per-record callbacks run on a block callback whose records Java decodes from the library's
-//   buffer, with a per-block table of their strings (java_record_runs.h, org.mspti.RecordRun);
+//   the per-record callbacks are handed runs of records that Java decodes from the library's
+//   buffer, with a per-run table of their strings (java_record_runs.h, org.mspti.RecordRun);
 //   MstxMonitor's pair of mark and range callbacks gets each record from the thread's
 //   RecordDecoder (java_record_decoder.h). Batches and stats are built here.
 // - The delivery thread is attached to the JVM once, as a daemon named "mspti-delivery", and
@@ -162,7 +162,12 @@ inline jobject record_arg(JNIEnv *env, const T &value, jobject callback) {
 
 // ---- the delivery thread ------------------------------------------------------------------------
 
-/** Attaches the delivery thread once (daemon "mspti-delivery"), detaches it when it ends. */
+/**
+ * The binding's delivery-thread hooks: the thread is attached to the JVM once (daemon
+ * "mspti-delivery") and detached when it ends. They also keep the callbacks a monitor let go of
+ * from inside a callback (stop() or start() there): their director may still be on the delivery
+ * thread's stack, so they are kept, as global references, until the buffer is done.
+ */
 class JavaDeliveryThreadHooks final : public mspti::DeliveryThreadHooks {
 public:
     void on_thread_start() override {
@@ -177,6 +182,7 @@ public:
     }
 
     void on_thread_end() override {
+        release_kept();  // while still attached
         if (attached_) {
             JNIEnv *env = nullptr;
             if (types().vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK) {
@@ -189,16 +195,33 @@ public:
         alive_ = false;
     }
 
+    void on_buffer_end() override { release_kept(); }
+
+    /** On the delivery thread: keeps `callbacks` until the buffer is done. Elsewhere nothing. */
+    void keep_until_buffer_end(JNIEnv *env, jobject callbacks) {
+        if (callbacks == nullptr || !on_delivery_thread()) return;
+        if (jobject ref = env->NewGlobalRef(callbacks)) kept_.push_back(ref);
+    }
+
+private:
     bool on_delivery_thread() {
         std::lock_guard<std::mutex> lock(mutex_);
         return alive_ && pthread_equal(thread_, pthread_self());
     }
 
-private:
+    void release_kept() {
+        if (kept_.empty()) return;
+        JNIEnv *env = nullptr;
+        if (types().vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK)
+            for (jobject ref : kept_) env->DeleteGlobalRef(ref);
+        kept_.clear();
+    }
+
     std::mutex mutex_;
     pthread_t thread_{};
     bool alive_ = false;
     bool attached_ = false;  // delivery thread only
+    std::vector<jobject> kept_;  // delivery thread only
 };
 
 inline JavaDeliveryThreadHooks &delivery_hooks() {
@@ -233,5 +256,11 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
 }
 
 }  // namespace mspti_java
+
+extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
+    JNIEnv *env = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+    return mspti_java::on_load(vm, env) == 0 ? JNI_VERSION_1_8 : JNI_ERR;
+}
 
 #endif  // MSPTI_SWIG_JAVA_GLUE_H

@@ -1,10 +1,11 @@
 // java_record_runs.h: the native half of org.mspti.RecordRun, how a per-record callback receives
 // its records (included by java_glue.h).
 //
-// The monitor runs on a block callback: one JNI upcall per block, whose records Java decodes from
-// the library's buffer (a direct ByteBuffer). String fields are addresses, valid only until the
-// upcall returns, so Java asks here (RecordRun.fillStrings, a plain downcall per 4096 records) for
-// each record's strings as indices into a table of the block's distinct Java Strings. The
+// The monitor hands a run of records at a time to a RecordRunCallback (monitor_binding.h): one JNI
+// upcall per run, whose records Java decodes from the library's buffer (a direct ByteBuffer).
+// String fields are addresses, valid only until the upcall returns, so Java asks here
+// (RecordRun.fillStrings, a plain downcall per 4096 records) for each record's strings as indices
+// into a table of the run's distinct Java Strings. The
 // addresses repeat (the library interns names), so the table is keyed by address: a repeated name
 // costs a hash probe here and an array read in Java; only a new address makes a String.
 #ifndef MSPTI_SWIG_JAVA_RECORD_RUNS_H
@@ -16,14 +17,7 @@
 #include <cstring>
 #include <vector>
 
-#include "mspti/mspti_ext.h"
 #include "java_schema_strings.h"
-
-// Reported through libmspti_monitor (src/monitor/dropped.cpp), which looks the extension up in the
-// libmspti.so it chose: false where that library lacks it (msPTI's own).
-namespace mspti::detail {
-bool report_discarded(int kind, uint64_t count);
-}  // namespace mspti::detail
 
 namespace mspti_java {  // uses new_string() of java_glue.h
 
@@ -140,18 +134,6 @@ extern "C" JNIEXPORT jint JNICALL Java_org_mspti_RecordRun_fillStrings(JNIEnv *e
         return -1;
     return mspti_java::block_strings().fill(env, data, first, count, stride, *fields, indices, table,
                                             fresh == JNI_TRUE);
-}
-
-/**
- * org.mspti.RecordRun.reportDiscarded: `count` records of `kind` that the native side counted as
- * delivered were never handed over (the callback was let go of in the middle of a block). Tells
- * libmspti, as the monitor layer does for records no callback received, so that they are in its
- * dropped counts (and every monitor's stats); false where libmspti.so lacks the extension.
- */
-extern "C" JNIEXPORT jboolean JNICALL Java_org_mspti_RecordRun_reportDiscarded(JNIEnv *, jclass, jint kind,
-                                                                               jlong count) {
-    if (count <= 0) return JNI_FALSE;
-    return mspti::detail::report_discarded(kind, static_cast<uint64_t>(count)) ? JNI_TRUE : JNI_FALSE;
 }
 
 #endif  // MSPTI_SWIG_JAVA_RECORD_RUNS_H

@@ -4,9 +4,10 @@
  *
  * - Records are immutable Java classes generated from the record schema (schema/records.py), as is
  *   their decoding; batches and stats are hand-written (java/src/main/java/org/mspti). All are owned
- *   copies, valid after the callback. Record callbacks run on a block callback whose records are
- *   built in Java (RecordRun, java_record_runs.h); MstxMonitor's mark and range pair gets each record
- *   from the thread's RecordDecoder (java_record_decoder.h); batches and stats are built in JNI.
+ *   copies, valid after the callback. Record callbacks are handed a run of records at a time, built
+ *   in Java (RecordRun, java_record_runs.h) and counted by the monitor as any per-record callback;
+ *   MstxMonitor's mark and range pair gets each record from the thread's RecordDecoder
+ *   (java_record_decoder.h); batches and stats are built in JNI.
  * - Enums are real Java enums with their C values (%javaconst(1) + enums.swg); uint64_t is long.
  * - Names are lowerCamelCase (onRecord, startBatch, flushAll, getDeviceId).
  * - The monitors keep a strong reference to their callbacks while running (the director only holds
@@ -38,63 +39,6 @@
   }
 %}
 
-%{
-namespace mspti_java {
-/**
- * The binding's delivery-thread hooks (JVM attach, java_glue.h), plus the callbacks a monitor let go
- * from inside a callback (stop() or start() there): their director may still be on the delivery
- * thread's stack, so they are kept, as global references, until the buffer is done.
- */
-class LifecycleHooks final : public mspti::DeliveryThreadHooks {
-public:
-  explicit LifecycleHooks(JavaVM *vm) : vm_(vm) {}
-  void on_thread_start() override { delivery_hooks().on_thread_start(); }
-  void on_thread_end() override {
-    release_kept();  // while still attached
-    delivery_hooks().on_thread_end();
-  }
-  void on_buffer_begin() override { delivery_hooks().on_buffer_begin(); }
-  void on_buffer_end() override {
-    release_kept();
-    delivery_hooks().on_buffer_end();
-  }
-  bool keep_buffer(void *buffer) override { return delivery_hooks().keep_buffer(buffer); }
-
-  /** On the delivery thread: keeps `callbacks` until the buffer is done. Elsewhere nothing. */
-  void keep_until_buffer_end(JNIEnv *env, jobject callbacks) {
-    if (callbacks == nullptr || !delivery_hooks().on_delivery_thread()) return;
-    if (jobject ref = env->NewGlobalRef(callbacks)) kept_.push_back(ref);
-  }
-
-private:
-  void release_kept() {
-    if (kept_.empty()) return;
-    JNIEnv *env = nullptr;
-    if (vm_->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK)
-      for (jobject ref : kept_) env->DeleteGlobalRef(ref);
-    kept_.clear();
-  }
-
-  JavaVM *const vm_;
-  std::vector<jobject> kept_;  // delivery thread only
-};
-
-inline LifecycleHooks *&lifecycle_hooks() {
-  static LifecycleHooks *hooks = nullptr;  // set once at load, outlives every monitor
-  return hooks;
-}
-}  // namespace mspti_java
-
-extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
-  JNIEnv *env = nullptr;
-  if (vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
-  if (mspti_java::on_load(vm, env) != 0) return JNI_ERR;
-  mspti_java::lifecycle_hooks() = new mspti_java::LifecycleHooks(vm);
-  mspti::set_delivery_thread_hooks(mspti_java::lifecycle_hooks());
-  return JNI_VERSION_1_8;
-}
-%}
-
 /* ---- names: lowerCamelCase methods and fields, constants in upper case. */
 %rename("%(lowercamelcase)s", %$isfunction) "";
 %rename("%(lowercamelcase)s", %$isvariable) "";
@@ -118,8 +62,8 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %typemap(out) CTYPE %{ $result = mspti_java::to_java(jenv, $1); %}
 %typemap(javaout) CTYPE { return $jnicall; }
 %enddef
-/* Records of per-record directors (MstxMonitor's mark + range pair; the other record callbacks run
- * as RecordRuns on a block callback): the upcall passes the thread's RecordDecoder, which builds
+/* Records of per-record directors (MstxMonitor's mark + range pair; the other record callbacks are
+ * handed runs of records, RecordRun): the upcall passes the thread's RecordDecoder, which builds
  * the record in Java (java_record_decoder.h). */
 %typemap(directorin, descriptor="Lorg/mspti/RecordDecoder;") jrecorddecoder ""  /* the upcall's parameter */
 %define MSPTI_JAVA_RECORD(CTYPE, JTYPE, DECODE)
@@ -130,6 +74,15 @@ MSPTI_JAVA_VALUE(CTYPE, JTYPE)
 /* descriptor: the overridden Java method's parameter (JTYPE). */
 %typemap(directorin, descriptor="Lorg/mspti/" #JTYPE ";", noblock=1) const CTYPE & {
   $input = mspti_java::record_decoder_arg(jenv, $1, swigjobj);
+}
+%enddef
+/* Records of the simple kinds' callbacks: handed over a run at a time by RecordRun, in Java, never
+ * by a director upcall (the generated upcall passes null and is not called). */
+%define MSPTI_JAVA_RUN_RECORD(CTYPE, JTYPE)
+MSPTI_JAVA_VALUE(CTYPE, JTYPE)
+%typemap(directorin, descriptor="Lorg/mspti/" #JTYPE ";", noblock=1) const CTYPE & {
+  $input = nullptr;
+  (void)$1;
 }
 %enddef
 MSPTI_JAVA_RECORD_VALUES
@@ -167,50 +120,13 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
 %javamethodmodifiers mspti::Monitor::set_buffer_size "private";
 %javamethodmodifiers mspti::Monitor::stop "final";
 %typemap(javacode) mspti::Monitor %{
-  // The director holds only a weak reference to its Java object: while running, the monitor holds
-  // strong ones (taken once the native start succeeded, dropped after stop()).
-  private volatile Object[] callbacks;
-  // Running monitors are reachable from here, so neither they nor their callbacks are collected
-  // (or finalised) while the delivery thread may call them; stopped at JVM exit.
-  private static final java.util.Set<Monitor> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Keeps the callbacks and the running monitor reachable, and stops it at JVM exit.
+  private final MonitorLifecycle lifecycle = new MonitorLifecycle(this);
 
-  static {
-    Runtime.getRuntime().addShutdownHook(new Thread(Monitor::stopAllAtExit, "mspti-shutdown"));
-  }
-
-  // On a running monitor the native start switched to the new callbacks: the old ones are released
-  // (after the buffer, if this runs inside a callback, whose director may still deliver it).
-  // wasRunning: the monitor ran before the native start (an argument before it: evaluated first).
-  // A switch whose old callback was still running past the stop timeout and its grace
-  // (MSPTI_ERROR_INNER) put the new callbacks in place all the same: they are kept, and the old
-  // ones, left running, are never released.
+  // After a native start (see MonitorLifecycle.started).
   final MsptiResult started(boolean wasRunning, MsptiResult result, Object... keep) {
-    if (result == MsptiResult.MSPTI_ERROR_INNER && wasRunning && isRunning()) {
-      Object[] old;
-      synchronized (this) {
-        old = callbacks;
-        callbacks = keep;
-      }
-      if (old != null) ABANDONED.add(old);
-      return result;
-    }
-    if (result == MsptiResult.MSPTI_SUCCESS) {
-      Object[] old;
-      synchronized (this) {
-        old = callbacks;
-        callbacks = keep;
-      }
-      RUNNING.add(this);
-      release(old);
-      if (!isRunning()) dropCallbacks();  // stopped by another thread meanwhile
-    }
-    return result;
+    return lifecycle.started(wasRunning, result, keep);
   }
-
-  // Callbacks of a stop() that left a callback running past its timeout and grace: that call may
-  // still use them, so they are never released.
-  private static final java.util.List<Object[]> ABANDONED =
-      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
   /**
    * Stops collecting. Returns after every record produced before the call was delivered, or
@@ -220,13 +136,7 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
    * no-op returning MSPTI_SUCCESS). Releases the monitor's reference to its callbacks.
    */
   public MsptiResult stop() {
-    MsptiResult result = stopNative();
-    if (result != MsptiResult.MSPTI_SUCCESS) {
-      Object[] keep = callbacks;
-      if (keep != null) ABANDONED.add(keep);
-    }
-    dropCallbacks();
-    return result;
+    return lifecycle.stopped(stopNative());
   }
 
   /** Stops the monitor and frees its native part; the object is unusable afterwards. */
@@ -234,29 +144,6 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   public void close() {
     stop();
     delete();
-  }
-
-  private void dropCallbacks() {
-    Object[] keep;
-    synchronized (this) {
-      keep = callbacks;
-      callbacks = null;
-    }
-    RUNNING.remove(this);
-    release(keep);
-  }
-
-  // From inside a callback its director is still on the delivery thread's stack: the native side
-  // keeps the callbacks until the buffer is done.
-  private static void release(Object[] keep) {
-    if (keep != null) MsptiNative.keepUntilBufferEnd(keep);
-  }
-
-  // At JVM exit: the native stop of every monitor, all within one stop timeout, after which the
-  // delivery thread has left the JVM. Bounded natively: a callback that never returns (or one
-  // that called System.exit() and waits for this hook) cannot hold the exit.
-  private static void stopAllAtExit() {
-    if (!RUNNING.isEmpty()) stopAll();
   }
 
   /**
@@ -299,8 +186,8 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
    */
   public MsptiResult start(CALLBACK callback) {
     if (callback == null) return started(isRunning(), startNative(null));
-    RecordRun run = RecordRuns.of(callback, runCounts);  // records built in Java from blocks
-    return started(isRunning(), startBatchNative(run), run, callback);
+    RecordRun run = RecordRuns.of(callback);  // records built in Java, a run at a time
+    return started(isRunning(), MsptiNative.startRecordRun(this, run), run, callback);
   }
 
   /**
@@ -334,15 +221,6 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   public MsptiResult startBatch(java.util.function.Consumer<RecordBatch> callback) {
     return startBatch(BatchCallback.of(callback));
   }
-
-  // What the RecordRuns of this monitor's record callbacks count (RecordRun.java).
-  private final RecordRun.Counts runCounts = new RecordRun.Counts();
-
-  /** This monitor's counters. */
-  @Override
-  public MonitorStats stats() {
-    return runCounts.adjust(super.stats());
-  }
 %}
 %enddef
 MSPTI_JAVA_RECORD_MONITORS
@@ -362,9 +240,9 @@ MSPTI_JAVA_RECORD_MONITORS
    * @return MSPTI_SUCCESS.
    */
   public MsptiResult start(MarkCallback mark, RangeCallback range) {
-    if (mark != null && range == null) {  // marks alone: records built in Java from blocks (MarkRun)
-      RecordRun run = new MarkRun(mark, runCounts);
-      return started(isRunning(), startBatchNative(run), run, mark);
+    if (mark != null && range == null) {  // marks alone: records built in Java, a run at a time (MarkRun)
+      RecordRun run = new MarkRun(mark);
+      return started(isRunning(), MsptiNative.startRecordRun(this, run), run, mark);
     }
     return started(isRunning(), startNative(mark, range), mark, range);  // ranges are paired natively
   }
@@ -393,15 +271,6 @@ MSPTI_JAVA_RECORD_MONITORS
   /** {@link #startBatch(BatchCallback)} with a function. */
   public MsptiResult startBatch(java.util.function.Consumer<RecordBatch> callback) {
     return startBatch(BatchCallback.of(callback));
-  }
-
-  // What the RecordRuns of this monitor's record callbacks count (RecordRun.java).
-  private final RecordRun.Counts runCounts = new RecordRun.Counts();
-
-  /** This monitor's counters. */
-  @Override
-  public MonitorStats stats() {
-    return runCounts.adjust(super.stats());
   }
 
   /**
@@ -456,9 +325,21 @@ MSPTI_JAVA_OF(BatchCallback, RecordBatch, onBatch)
 %include "../monitor.i"
 %include "../mstx.i"
 
-/* From the binding header (monitor_binding.h, included by java_glue.h): RecordRun asks it per record. */
+/* From the binding header (monitor_binding.h, included by java_glue.h): per-record callbacks are
+ * handed a run of records at a time, built in Java (RecordRun) and counted by the monitor. */
+%feature("director") mspti::RecordRunCallback;
+%typemap(javaclassmodifiers) mspti::RecordRunCallback "abstract class"
+%javamethodmodifiers mspti::RecordRunCallback::on_run "public abstract"
+%typemap(javaout) void mspti::RecordRunCallback::on_run ";"
 namespace mspti {
-bool batch_callback_live();
+class RecordRunCallback {
+public:
+    virtual ~RecordRunCallback();
+    virtual void on_run(const RecordBatch &run) = 0;
+};
+MsptiResult start_record_run(Monitor &monitor, RecordRunCallback *callback);
+bool record_run_live();
+void record_run_tally(uint64_t handed, uint64_t passed, uint64_t errors);
 }
 
 %inline %{
@@ -466,8 +347,8 @@ namespace mspti_java {
 /** A monitor's callbacks let go: kept until the buffer is done when called from a callback. */
 void keep_until_buffer_end(jobject callbacks) {
   JNIEnv *env = nullptr;
-  if (lifecycle_hooks() != nullptr && types().vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK)
-    lifecycle_hooks()->keep_until_buffer_end(env, callbacks);
+  if (types().vm != nullptr && types().vm->GetEnv(reinterpret_cast<void **>(&env), JNI_VERSION_1_8) == JNI_OK)
+    delivery_hooks().keep_until_buffer_end(env, callbacks);
 }
 /** The NUL-terminated string at a library-owned address of a batch record ("" for 0). */
 const char *string_at(int64_t address) {

@@ -16,8 +16,8 @@ ROOT = pathlib.Path(sys.argv[1])
 LIBMSPTI_TREE = (ROOT / "src/mspti").resolve()
 QUOTED_INCLUDE = re.compile(r'#\s*include\s+"([^"]+)"')
 PRIVATE_SOURCE = re.compile(r"\.\./mspti/")
-PLUMBING = re.compile(r"\b(DeliveryThreadHooks|free_kept_buffer|batch_callback_live|CallbackErrorReported|"
-                      r"set_delivery_thread_hooks)\b")
+PLUMBING = re.compile(r"\b(DeliveryThreadHooks|free_kept_buffer|record_run_\w+|RecordRunCallback|start_record_run|"
+                      r"CallbackErrorReported|set_delivery_thread_hooks)\b")
 CTYPES_CALL = re.compile(r"LIBMSPTI\b.*\bmspti[A-Z]\w*|\bmspti(?:Ext)?[A-Z]\w*\b.*LIBMSPTI|"
                          r"getattr\([^)]*LIBMSPTI")
 

@@ -89,7 +89,6 @@ def test_a_new_field_is_in_every_output_that_describes_its_record(schema, tmp_pa
         "include/mspti/monitor_records.h",  # C++ value type
         "src/monitor_schema.h",  # C -> C++ conversion and layout checks
         "swig/py_schema_records.h",  # -> Python
-        "swig/java_schema_encoders.h",  # -> Java slots
         "python/mspti/activity_data.py", "python/mspti/activity_data.pyi", "python/mspti/_layouts.py",
         "java/org/mspti/KernelData.java", "java/org/mspti/RecordBatchLayouts.java",
         "src/trace/timeline_kinds.inc",  # pftrace and JSON slice argument
@@ -190,7 +189,7 @@ def test_a_new_kind_gets_a_monitor_in_every_language(schema, tmp_path):
     assert "public final class AclApiData" in read("java/org/mspti/AclApiData.java")
     runs = read("java/org/mspti/RecordRuns.java")
     assert "static AclApiData aclApiData(ByteBuffer b, int o, String[] s, int[] x, int k)" in runs
-    assert "static RecordRun of(AclApiCallback callback, RecordRun.Counts counts)" in runs
+    assert "static RecordRun of(AclApiCallback callback)" in runs
     assert "case 10: {  // ACL_API" in read("swig/java_schema_strings.h")
 
 

@@ -1,8 +1,9 @@
 /**
  * @file monitor_binding.h
  * @brief What a language binding of the Monitor API needs beyond the user API of mspti/monitor.h:
- *        joining the delivery thread to its runtime, keeping batch memory past a callback, and
- *        telling the library that a user exception was already reported.
+ *        per-record callbacks that build their records a run at a time, joining the delivery
+ *        thread to its runtime, keeping batch memory past a callback, and telling the library that
+ *        a user exception was already reported.
  *
  * For the Python and Java bindings (swig/) and white-box tests. Applications do not include it,
  * and it is not installed.
@@ -10,6 +11,7 @@
 #ifndef MSPTI_MONITOR_BINDING_H
 #define MSPTI_MONITOR_BINDING_H
 
+#include <cstdint>
 #include <exception>
 
 #include "mspti/monitor.h"
@@ -17,14 +19,49 @@
 namespace mspti {
 
 /**
- * @brief Inside BatchCallback::on_batch(): whether that callback may still hand records on. False
+ * @brief A per-record callback of a binding that builds its record objects itself, a run of records
+ *        at a time (the Java binding decodes a run's bytes in Java: one upcall per run, not per record).
+ *
+ * The monitor treats it as a per-record callback: it counts what on_run() says it handed over, its
+ * callback errors, and the records it could not hand over, exactly as for C++ and Python callbacks.
+ */
+class RecordRunCallback {
+public:
+    virtual ~RecordRunCallback() = default;
+    /**
+     * @brief Hands the run's records, in order, to the user's per-record callback, asking
+     *        record_run_live() after each one and stopping once it is false; then reports what it did
+     *        with record_run_tally(). Runs on the delivery thread; `run` is valid until it returns.
+     */
+    virtual void on_run(const RecordBatch &run) = 0;
+};
+
+/**
+ * @brief Starts (or switches) `monitor` to deliver its records to `callback`, one record per user
+ *        call, through the session's per-record accounting. The monitor's kind is one with
+ *        per-record callbacks: a simple kind, or MARKER for MstxMonitor's marks alone. The object must
+ *        stay valid until stop() returned.
+ * @return MSPTI_SUCCESS; MSPTI_ERROR_INVALID_PARAMETER for a NULL callback; otherwise as start().
+ */
+MsptiResult start_record_run(Monitor &monitor, RecordRunCallback *callback);
+
+/**
+ * @brief Inside RecordRunCallback::on_run(): whether the callback may still hand records on. False
  *        once its monitor's stop() let go of it (the backlog delivered, the stop timeout passed, or
  *        stop() called from a callback), a start() switched away from it, or the process exits;
- *        false outside a batch callback. For a binding that hands a batch's records to a
- *        per-record callback one by one: it stops when this turns false, as the per-record
- *        monitors do.
+ *        false outside a run callback.
  */
-bool batch_callback_live();
+bool record_run_live();
+
+/**
+ * @brief Inside RecordRunCallback::on_run(), once at its end: of the run's first `handed + passed`
+ *        records, `handed` went to the user's callback and `passed` were not for it (a range half
+ *        for a marks callback); the user's callback raised `errors` exceptions, which the binding
+ *        reported itself. The records after those were not handed over (the callback was let go
+ *        of): they count as dropped as a per-record callback's would. Not called: the whole run
+ *        counts as handed over.
+ */
+void record_run_tally(uint64_t handed, uint64_t passed, uint64_t errors);
 
 /**
  * @brief Hooks a language binding installs so that the delivery thread joins its runtime once

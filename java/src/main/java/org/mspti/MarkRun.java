@@ -16,8 +16,8 @@ final class MarkRun extends RecordRun {
 
     private final MarkCallback callback;
 
-    MarkRun(MarkCallback callback, Counts counts) {
-        super(callback, counts, MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER.swigValue(), STRINGS);
+    MarkRun(MarkCallback callback) {
+        super(callback, MsptiActivityKind.MSPTI_ACTIVITY_KIND_MARKER.swigValue(), STRINGS);
         this.callback = callback;
     }
 

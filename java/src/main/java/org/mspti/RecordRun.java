@@ -2,60 +2,42 @@ package org.mspti;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * How a per-record callback receives its records: the monitor runs on a block callback (one JNI
- * upcall per block of records, a {@link RecordBatch} over the library's buffer), and this builds
- * each record object in Java from the block's bytes and hands it to the callback.
+ * How a per-record callback receives its records: the monitor hands them over a run at a time
+ * (one JNI upcall per run of records, a {@link RecordBatch} over the library's buffer), and this
+ * builds each record object in Java from the run's bytes and hands it to the callback.
  *
  * <p>String fields are addresses valid only during the upcall, so the JNI layer turns them into a
- * table of the block's distinct Java Strings ({@link #fillStrings}, java_record_runs.h) and each
+ * table of the run's distinct Java Strings ({@link #fillStrings}, java_record_runs.h) and each
  * record's strings into indices into it; a repeated name costs one array read.
  *
- * <p>What a record callback promises still holds per record: an exception is reported
- * ({@link CallbackErrors}) and counted, and delivery goes on; records are delivered in order; once
- * the native side lets go of the callback ({@link #retired()}: its monitor stopped or switched, or
- * the process exits) no further record is handed over, and the rest of the block counts as
- * dropped. The counts that differ from the block callback's (which counts a whole block as
- * delivered, and at most one error) are kept in {@link Counts} and added by the monitor's
- * {@code stats()}.
+ * <p>The monitor counts what a run did as for any per-record callback (C++, Python): at its end
+ * the run reports how many records it handed over, passed over (not for the callback) and how many
+ * exceptions the callback raised (each reported through {@link CallbackErrors}); the records after
+ * those, once the native side let go of the callback ({@link #retired()}), count as a per-record
+ * callback's would.
  */
-abstract class RecordRun extends BatchCallback {
+abstract class RecordRun extends RecordRunCallback {
     /** Records per native string lookup: bounds the index array. */
     private static final int CHUNK = 4096;
 
-    /** What the runs of one monitor add to its native counters (written on the delivery thread). */
-    static final class Counts {
-        private final AtomicLong errors = new AtomicLong();
-        private final AtomicLong notHanded = new AtomicLong();
-        private final AtomicLong dropped = new AtomicLong();
-
-        /** The native snapshot with these counts applied. */
-        MonitorStats adjust(MonitorStats s) {
-            return new MonitorStats(s.getDelivered() - notHanded.get(), s.getCallbackErrors() + errors.get(),
-                                    s.getUnpairedDropped(), s.getDropped() + dropped.get());
-        }
-    }
-
     private final Object callback;
-    private final Counts counts;
     private final int kind;
     private final int stringsPerRecord;
     private final int[] indices;
     private String[] strings = new String[64];
-    // Of the block being delivered (delivery thread only).
-    private int errors;
-    private int skipped;
+    // Of the run being delivered (delivery thread only).
+    private long errors;
+    private long passed;
 
     /**
      * @param callback the user's callback (what {@link CallbackErrors} reports)
      * @param kind the C value of the kind delivered
      * @param stringsPerRecord string fields per record
      */
-    RecordRun(Object callback, Counts counts, int kind, int stringsPerRecord) {
+    RecordRun(Object callback, int kind, int stringsPerRecord) {
         this.callback = callback;
-        this.counts = counts;
         this.kind = kind;
         this.stringsPerRecord = stringsPerRecord;
         this.indices = new int[CHUNK * Math.max(1, stringsPerRecord)];
@@ -63,8 +45,8 @@ abstract class RecordRun extends BatchCallback {
 
     /**
      * Delivers records {@code first .. first + n - 1} of {@code b} ({@code stride} bytes apart),
-     * whose strings are {@code s[x[(i - first) * stringsPerRecord + j]]}. Returns how many it took:
-     * fewer than {@code n} once {@link #retired()}.
+     * whose strings are {@code s[x[(i - first) * stringsPerRecord + j]]}. Returns how many it took
+     * (handed over or passed over): fewer than {@code n} once {@link #retired()}.
      */
     abstract int deliver(ByteBuffer b, int first, int n, int stride, String[] s, int[] x);
 
@@ -80,7 +62,7 @@ abstract class RecordRun extends BatchCallback {
 
     /** A record that was not for the callback (e.g. a range half for a marks callback). */
     final void skipped() {
-        skipped++;
+        passed++;
     }
 
     /**
@@ -89,16 +71,16 @@ abstract class RecordRun extends BatchCallback {
      * process exits. Asked after every record, as the native per-record delivery does.
      */
     final boolean retired() {
-        return !MsptiNative.batchCallbackLive();
+        return !MsptiNative.recordRunLive();
     }
 
     @Override
-    public final void onBatch(RecordBatch batch) {
+    public final void onRun(RecordBatch batch) {
         ByteBuffer b = batch.view();
         int n = batch.getCount();
         int stride = batch.getStride();
         errors = 0;
-        skipped = 0;
+        passed = 0;
         int done = 0;
         boolean fresh = true;
         try {
@@ -117,28 +99,19 @@ abstract class RecordRun extends BatchCallback {
                 done += deliver(b, done, m, stride, strings, indices);
             }
         } finally {
-            // Counted once per block. The records left when retired were never handed over.
-            int left = n - done;
-            if (errors != 0) counts.errors.addAndGet(errors);
-            if (skipped + left != 0) counts.notHanded.addAndGet(skipped + left);
-            // Dropped: in libmspti's counts where it takes the report (as records no callback
-            // received), else in this monitor's own.
-            if (left != 0 && !reportDiscarded(kind, left)) counts.dropped.addAndGet(left);
+            MsptiNative.recordRunTally(done - passed, passed, errors);
         }
     }
 
     /**
-     * Writes the string indices of records {@code first .. first + count - 1} of a block of
+     * Writes the string indices of records {@code first .. first + count - 1} of a run of
      * {@code kind} into {@code indices} ({@code stringsPerRecord} per record), putting each
-     * distinct string into {@code table}. {@code fresh}: a new block (its addresses are new).
+     * distinct string into {@code table}. {@code fresh}: a new run (its addresses are new).
      * Returns how many records it did: fewer than {@code count} when the table is full (0 if
      * not even one fit); -1 for a kind without string fields.
      */
     static native int fillStrings(ByteBuffer block, int first, int count, int stride, int kind, int[] indices,
                                   String[] table, boolean fresh);
-
-    /** Tells libmspti that {@code count} records of {@code kind} were discarded; false if it cannot. */
-    static native boolean reportDiscarded(int kind, long count);
 
     @Override
     public String toString() {
