@@ -25,6 +25,14 @@
 
 namespace vnpu::api {
 
+#ifndef SWIG
+/**
+ * @brief Makes libvnpu.so's symbols global, where an LD_PRELOADed libmspti.so finds the runtime.
+ *        For a binding module loaded RTLD_LOCAL (Python, the JVM); call once when it loads.
+ */
+void promote_runtime_to_global_scope();
+#endif
+
 #ifndef SWIG  // the bindings turn these into their languages' exceptions (swig/vnpu.i)
 /**
  * @brief A runtime call (aclrt*, aclnn*, Hccl*) returned `code` (aclError / aclnnStatus / HcclResult);

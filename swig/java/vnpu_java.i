@@ -19,16 +19,11 @@
 %}
 
 %{
-#include <dlfcn.h>
-#include "vnpu/vnpu_stream.h"
+#include "vnpu_facade.h"
 
-// libvnpu.so came in as a dependency of this library, which the JVM dlopen()s RTLD_LOCAL: promote it
-// to the global scope, where libmspti.so looks for the runtime (KERNEL and COMMUNICATION records).
+// Where libmspti.so finds the runtime (promote_runtime.cpp).
 extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *, void *) {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&vnpuStreamGetIds), &info) != 0 && info.dli_fname != nullptr) {
-    dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
-  }
+  vnpu::api::promote_runtime_to_global_scope();
   return JNI_VERSION_1_8;
 }
 %}

@@ -10,8 +10,6 @@
 %module(package="vnpu", threads="1") native
 
 %{
-#include <dlfcn.h>
-#include "vnpu/vnpu_stream.h"
 #include "vnpu_facade.h"
 
 /* Raises vnpu.NpuError(function, code, message) for a failed runtime call (the GIL is held: SWIG takes it
@@ -32,14 +30,7 @@ static void vnpu_raise_call_error(const vnpu::api::CallError &e) {
 %}
 
 %init %{
-  /* libvnpu.so came in as a dependency of this module, which Python dlopen()s RTLD_LOCAL: promote it
-     to the global scope, where libmspti.so finds the runtime (KERNEL and COMMUNICATION records). */
-  {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&vnpuStreamGetIds), &info) != 0 && info.dli_fname != nullptr) {
-      dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
-    }
-  }
+  vnpu::api::promote_runtime_to_global_scope();  /* where libmspti.so finds the runtime */
 %}
 
 %include <stdint.i>
