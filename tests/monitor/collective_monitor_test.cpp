@@ -235,3 +235,41 @@ TEST(CollectiveMonitors, BatchesCarryTheSameRecordsAsTheRecordCallbacks) {
     EXPECT_EQ(hb.stats().delivered, fromBatch.size());
     EXPECT_EQ(cb.stats().delivered, commFromBatch.size());
 }
+
+// A flush parses the driver's channels on the flushing thread while the poll thread parses them on
+// its own: HCCL records, like the other device records, must still leave in the order the device
+// ran them. A rank's ops run one after another on its stream, so its records' starts must rise.
+TEST(CollectiveMonitors, HcclRecordsKeepTheirDeviceOrderWhileAnotherThreadFlushes) {
+    constexpr int kOps = 300;
+    Collector<mspti::HcclData> hccl;
+    mspti::HcclMonitor hm;
+    ASSERT_EQ(hm.start([&](const mspti::HcclData &d) { hccl.add(d); }), MsptiResult::MSPTI_SUCCESS)
+        << mspti::last_error_message();
+    std::atomic<bool> done{false};
+    std::thread flusher([&] {
+        while (!done.load()) mspti::Monitor::flush_all();
+    });
+    RunRanks([](uint32_t, HcclComm comm, aclrtStream stream) {
+        DeviceMemory in(64), out(64);
+        for (int i = 0; i < kOps; ++i) {
+            ASSERT_EQ(HcclAllReduce(in.ptr, out.ptr, 16, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream),
+                      HCCL_SUCCESS);
+            if (i % 10 == 0) {
+                ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);  // lets the poller in
+            }
+        }
+        ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);  // before the memory is freed
+    });
+    done.store(true);
+    flusher.join();
+    ASSERT_EQ(hm.stop(), MsptiResult::MSPTI_SUCCESS);
+    std::map<int64_t, std::vector<uint64_t>> starts;  // per device, in delivery order
+    for (const auto &h : hccl.records()) starts[h.device_id].push_back(h.start);
+    ASSERT_EQ(starts.size(), kRanks);
+    for (const auto &[device, s] : starts) {
+        EXPECT_EQ(s.size(), static_cast<size_t>(kOps)) << "device " << device;
+        size_t out_of_order = 0;
+        for (size_t i = 1; i < s.size(); ++i) out_of_order += s[i] < s[i - 1];
+        EXPECT_EQ(out_of_order, 0u) << "device " << device;
+    }
+}

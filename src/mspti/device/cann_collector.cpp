@@ -234,7 +234,12 @@ public:
         if (s.tag != kTagMarkEx) return;
         const uint64_t epoch = device_epoch(s.device, s.ticks);
         const uint32_t flag = static_cast<uint32_t>(s.model_id);
-        if (hccl_on_trace(s.index_id, flag, s.device, s.stream, epoch)) return;
+        msptiActivityHccl hccl;
+        bool ready = false;
+        if (hccl_on_trace(s.index_id, flag, s.device, s.stream, epoch, hccl, ready)) {
+            if (ready) put(hccl);
+            return;
+        }
         msptiActivityMarker r{};
         r.kind = MSPTI_ACTIVITY_KIND_MARKER;
         r.flag = static_cast<msptiActivityFlag>(flag);

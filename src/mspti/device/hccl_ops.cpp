@@ -66,7 +66,9 @@ void hccl_op_end(uint64_t markId, void *stream, bool failed) {
     if (at != Table::kNone) g_ops.release(at);  // the end will never come
 }
 
-bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId, uint64_t epochNs) {
+bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId, uint64_t epochNs,
+                   msptiActivityHccl &out, bool &ready) {
+    ready = false;
     uint64_t at = find(markId);
     if (at == Table::kNone) return false;
     Op *op = &g_ops.value(at);
@@ -80,7 +82,8 @@ bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t s
         g_ops.release(at);
         return true;
     }
-    msptiActivityHccl r{};
+    msptiActivityHccl &r = out;
+    r = msptiActivityHccl{};
     r.kind = MSPTI_ACTIVITY_KIND_HCCL;
     r.start = op->start.load(std::memory_order_acquire);
     r.end = epochNs;
@@ -90,7 +93,7 @@ bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t s
     r.name = op->name;
     r.commName = op->commName;
     g_ops.release(at);
-    if (r.start != 0) ActivityEngine::record(r);
+    ready = r.start != 0;
     return true;
 }
 

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "mspti/mspti_activity.h"
+
 namespace mspti::device {
 
 // Starts tracking an op on `stream`: takes a marker id and enqueues START_WITH_DEVICE. Returns
@@ -16,7 +18,10 @@ uint64_t hccl_op_begin(const char *name, const char *commName, uint64_t bytes, v
 // rejected (nothing ran between the markers), so the pair gives no record.
 void hccl_op_end(uint64_t markId, void *stream, bool failed);
 
-// Called for every device trace: true if `markId` is an HCCL op's (consumed here).
-bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId, uint64_t epochNs);
+// Called for every device trace: true if `markId` is an HCCL op's (consumed here). At an op's end
+// it fills `out` and sets `ready`: the caller stages the record with the other device records, so
+// that they all leave in channel order whichever thread parsed them.
+bool hccl_on_trace(uint64_t markId, uint32_t flag, uint32_t deviceId, uint32_t streamId, uint64_t epochNs,
+                   msptiActivityHccl &out, bool &ready);
 
 }  // namespace mspti::device
