@@ -9,6 +9,7 @@ import collections
 import json
 import os
 import subprocess
+import sys
 
 KIND = {1: "MARKER", 2: "KERNEL", 3: "API", 4: "HCCL", 5: "MEMORY", 6: "MEMSET", 7: "MEMCPY",
         8: "EXTERNAL_CORRELATION", 9: "COMMUNICATION", 10: "ACL_API", 11: "NODE_API", 12: "RUNTIME_API"}
@@ -191,3 +192,20 @@ def check_documented(doc_path, headings):
     assert len(section) == 2, "docs/compatibility.md lacks the differential test's section"
     for heading in headings:
         assert f"### {heading}\n" in section[1], f"ALLOWED cites '{heading}', which the section does not have"
+
+
+def main_under_ctest(test_file, arg_names, compared="msPTI's library with ours"):
+    """The __main__ of a differential pytest file that CTest runs with its arguments (`arg_names`, the
+    third of which is msPTI's source dir or empty): exits 77 (skipped) without msPTI's sources, else
+    hands the arguments to the tests (DIFFERENTIAL_ARGS) and runs them."""
+    import pytest  # only the test files need it
+    args = sys.argv[1:]
+    if len(args) != len(arg_names):
+        usage = " ".join(f"<{a}>" for a in arg_names)
+        sys.exit(f"usage: {os.path.basename(test_file)} {usage}; got {args}")
+    if not args[2]:
+        print("SKIP: msPTI's sources are not configured; set MSPTI_UPSTREAM_SOURCE (CMake cache or environment "
+              f"variable, e.g. ../shared/upstream/mspti) and reconfigure to compare {compared}")
+        sys.exit(77)
+    os.environ["DIFFERENTIAL_ARGS"] = json.dumps(args)
+    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", test_file]))

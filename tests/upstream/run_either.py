@@ -4,7 +4,7 @@ run, with msPTI's library chosen by MSPTI_LIBRARY (mode "env") or by LD_PRELOAD 
 Besides the sample's own checks, the dynamic linker's log (LD_DEBUG=files) must show msPTI's library
 mapped and ours never: a layer that linked our libmspti.so.0 would load it beside msPTI's.
 
-Usage: run_either.py <case> <mode> <build dir> <msPTI source dir, or empty> <python> <work dir> [java]
+Usage: run_either.py <case> <mode> <build dir> <msPTI source dir, or empty> <python> <work dir>
 case: cpp_monitor | python_monitor | python_mstx_monitor | java_monitor | trace
 """
 import os
@@ -113,7 +113,6 @@ def trace_checks(python, build, out):
 
 def main():
     case, mode, build, upstream, python, work = sys.argv[1:7]
-    java = sys.argv[7] if len(sys.argv) > 7 else ""
     if not upstream:
         print("SKIP: msPTI's sources are not configured; set MSPTI_UPSTREAM_SOURCE (CMake cache or environment "
               "variable, e.g. ../shared/upstream/mspti) and reconfigure to run our layers on msPTI's library")

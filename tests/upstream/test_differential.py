@@ -19,7 +19,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from differential_compare import (build_and_run, check_documented, check_listed, check_one_sided,  # noqa: E402
-                                  differences, record_items, time_items, without_one_sided)
+                                  differences, record_items, time_items, without_one_sided, main_under_ctest)
 
 # Every difference the test finds, each with the heading of its entry in docs/compatibility.md. A
 # difference not listed here fails the test, and so does a listed one that no longer occurs (the list
@@ -98,12 +98,13 @@ def test_allowed_differences_are_documented():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 8:
-        sys.exit("usage: test_differential.py <our CANN root> <msPTI's CANN root> <msPTI source dir, or "
-                 f"empty> <C compiler> <workload.c> <work dir> <compatibility.md>; got {sys.argv[1:]}")
-    if not sys.argv[3]:
-        print("SKIP: msPTI's sources are not configured; set MSPTI_UPSTREAM_SOURCE (CMake cache or environment "
-              "variable, e.g. ../shared/upstream/mspti) and reconfigure to compare msPTI's library with ours")
-        sys.exit(77)
-    os.environ["DIFFERENTIAL_ARGS"] = json.dumps(sys.argv[1:])
-    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", __file__]))
+    ARGS = [
+        "our CANN root",
+        "msPTI's CANN root",
+        "msPTI source dir, or empty",
+        "C compiler",
+        "workload.c",
+        "work dir",
+        "compatibility.md",
+    ]
+    main_under_ctest(__file__, ARGS)

@@ -21,7 +21,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from differential_compare import (anonymous_communicators, build_and_run, check_documented,  # noqa: E402
-                                  check_listed, differences, hccl_start_missed, record_items, time_items)
+                                  check_listed, differences, hccl_start_missed, record_items, time_items, main_under_ctest)
 
 RANKS = 8
 COLLECTIVES = ["HcclAllReduce", "HcclBroadcast", "HcclAllGather", "HcclReduceScatter"]
@@ -201,12 +201,13 @@ def test_allowed_differences_are_documented():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 8:
-        sys.exit("usage: test_differential_hccl.py <our CANN root> <msPTI's CANN root> <msPTI source dir, or "
-                 f"empty> <C compiler> <differential_hccl.c> <work dir> <compatibility.md>; got {sys.argv[1:]}")
-    if not sys.argv[3]:
-        print("SKIP: msPTI's sources are not configured; set MSPTI_UPSTREAM_SOURCE (CMake cache or environment "
-              "variable, e.g. ../shared/upstream/mspti) and reconfigure to compare msPTI's library with ours")
-        sys.exit(77)
-    os.environ["DIFFERENTIAL_ARGS"] = json.dumps(sys.argv[1:])
-    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", __file__]))
+    ARGS = [
+        "our CANN root",
+        "msPTI's CANN root",
+        "msPTI source dir, or empty",
+        "C compiler",
+        "differential_hccl.c",
+        "work dir",
+        "compatibility.md",
+    ]
+    main_under_ctest(__file__, ARGS)

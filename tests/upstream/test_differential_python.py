@@ -25,7 +25,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from differential_compare import (KIND, anonymous_communicators, check_documented, check_listed,  # noqa: E402
-                                  differences, hccl_start_missed, record_items, time_items)
+                                  differences, hccl_start_missed, record_items, time_items, main_under_ctest)
 
 # name: (script, ranks, extra environment, what its monitors deliver: (class, callback, name up to its first
 # "_") -> count). 3.2 at 256 instead of the guide's 1024: the records are the same, and the run is
@@ -235,13 +235,15 @@ def test_allowed_differences_are_documented():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 10:
-        sys.exit("usage: test_differential_python.py <our CANN root> <msPTI's CANN root> <msPTI source dir, or "
-                 "empty> <python> <our python dir> <guide dir> <mstx_emit.so> <work dir> <compatibility.md>; "
-                 f"got {sys.argv[1:]}")
-    if not sys.argv[3]:
-        print("SKIP: msPTI's sources are not configured; set MSPTI_UPSTREAM_SOURCE (CMake cache or environment "
-              "variable, e.g. ../shared/upstream/mspti) and reconfigure to compare msPTI's package with ours")
-        sys.exit(77)
-    os.environ["DIFFERENTIAL_ARGS"] = json.dumps(sys.argv[1:])
-    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", __file__]))
+    ARGS = [
+        "our CANN root",
+        "msPTI's CANN root",
+        "msPTI source dir, or empty",
+        "python",
+        "our python dir",
+        "guide dir",
+        "mstx_emit.so",
+        "work dir",
+        "compatibility.md",
+    ]
+    main_under_ctest(__file__, ARGS, compared="msPTI's package with ours")
