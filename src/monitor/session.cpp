@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "monitor/convert.h"
+#include "monitor/dispatcher.h"
 #include "monitor/libmspti.h"
 
 namespace mspti::detail {
@@ -18,14 +19,6 @@ namespace mspti::detail {
 namespace {
 
 thread_local bool t_delivery = false;
-// The run callback running (record_run_live()) and where its tally goes (record_run_tally()).
-struct RunInProgress {
-    const Subscription *sub = nullptr;
-    bool tallied = false;
-    uint64_t handed = 0, passed = 0, errors = 0;
-};
-thread_local RunInProgress *t_run = nullptr;
-
 template <typename F>
 void run_hook(F &&f, const char *which) {
     try {
@@ -37,75 +30,6 @@ void run_hook(F &&f, const char *which) {
     } catch (...) {
         std::fprintf(stderr, "[mspti] delivery thread hook %s raised an exception of unknown type\n", which);
     }
-}
-
-// Whether a subscription of the list may still be called.
-bool any_live(const std::vector<std::shared_ptr<Subscription>> &subs) {
-    bool live = false;
-    for (const auto &s : subs) live = s->live() || live;  // live() also leaves detached ones
-    return live;
-}
-
-// Enters every subscription of a list for one run of records, and leaves them after it (also
-// when the thread is unwound), so that a stop() waiting in wait_idle() is released.
-class RunScope {
-public:
-    explicit RunScope(const std::vector<std::shared_ptr<Subscription>> &subs) : subs_(subs) {
-        for (const auto &s : subs_) s->enter();
-    }
-    ~RunScope() {
-        for (const auto &s : subs_) s->exit();
-    }
-    RunScope(const RunScope &) = delete;
-    RunScope &operator=(const RunScope &) = delete;
-
-private:
-    const std::vector<std::shared_ptr<Subscription>> &subs_;
-};
-
-// After one record (or run) some subscriptions skipped as dropped: those whose records another
-// subscription took settle them as "taken" (libmspti counts such records as delivered).
-void settle(const std::vector<std::shared_ptr<Subscription>> &subs, uint64_t taken) {
-    for (const auto &sp : subs) sp->settle(taken);
-}
-
-/** What happened to the records of one run. */
-struct RunOutcome {
-    uint64_t lost = 0;  // no subscription took them and one dropped them: reported to libmspti
-    uint64_t taken = 0;  // a per-record subscription took them
-};
-
-// Converts each record of a run once and hands it to every per-record subscription of its kind.
-// Records no subscription took (nor a batch or run one: those before `taken_upto`) while one of them dropped them
-// (a stop that ran out of time, or the process exiting) are lost: the monitor layer discarded them.
-template <typename CRecord, typename Value, typename Callback>
-RunOutcome deliver_records(const uint8_t *first, size_t count, size_t stride,
-                           const std::vector<std::shared_ptr<Subscription>> &subs, bool batch_dropped,
-                           size_t taken_upto) {
-    Value value;
-    RunOutcome out;
-    for (size_t i = 0; i < count; ++i) {
-        bool took = false;
-        bool dropped = batch_dropped;
-        if (any_live(subs)) {
-            convert(*reinterpret_cast<const CRecord *>(first + i * stride), value);
-            for (const auto &sp : subs) {
-                auto *s = static_cast<RecordSubscription<Callback> *>(sp.get());
-                if (s->call([&] { s->callback()->on_record(value); }, 1)) {
-                    took = true;
-                } else {
-                    dropped = s->dropping() || dropped;
-                }
-            }
-        } else {
-            for (const auto &sp : subs) dropped = sp->skip(1) || dropped;
-        }
-        const bool elsewhere = i < taken_upto;  // a batch or run subscription took it
-        if (took) ++out.taken;
-        if (!took && !elsewhere && dropped) ++out.lost;
-        if (dropped) settle(subs, took || elsewhere ? 1 : 0);
-    }
-    return out;
 }
 
 // MSPTI_STOP_TIMEOUT_MS: how long stop() waits for the backlog (ms; negative: no bound).
@@ -671,7 +595,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
             busy_version_ = reg->version;
             lock.unlock();
             if (hooks != nullptr) run_hook([&] { hooks->on_buffer_begin(); }, "on_buffer_begin");
-            deliver_buffer(p, *reg);
+            dispatch_buffer(p.data, p.valid, p.seq, *reg);
             lock.lock();
             busy_buffer_ = Pending{};  // ours to recycle now (a child forked from here must not)
             lock.unlock();
@@ -697,7 +621,7 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
         // The process exits: what is still queued is counted as dropped (delivery_cut() is set,
         // so no callback runs), then nobody waits for it any more.
         for (const Pending &p : left) {
-            deliver_buffer(p, *last);
+            dispatch_buffer(p.data, p.valid, p.seq, *last);
             pool_.recycle(p.data, p.size);
         }
         std::lock_guard<std::mutex> lock(mutex_);
@@ -708,129 +632,6 @@ void Session::thread_main(DeliveryThreadHooks *hooks) {
     last.reset();
     unwound.normal = true;
     if (hooks != nullptr) run_hook([&] { hooks->on_thread_end(); }, "on_thread_end");
-}
-
-void Session::deliver_buffer(const Pending &p, const Registry &reg) {
-    if (p.valid == 0) return;
-    for (const auto *lists : {&reg.batch, &reg.run, &reg.record})
-        for (const SubList &list : *lists)
-            for (const auto &s : list) s->set_buffer(p.seq);
-    std::array<uint64_t, kKinds> discarded{};
-    msptiActivity *record = nullptr;
-    const uint8_t *run = nullptr;
-    size_t count = 0;
-    size_t stride = 0;
-    int run_kind = 0;
-    while (libmspti().get_next_record(p.data, p.valid, &record) == MSPTI_SUCCESS) {
-        const auto *bytes = reinterpret_cast<const uint8_t *>(record);
-        const int kind = static_cast<int>(record->kind);
-        if (count != 0 && kind == run_kind && bytes == run + count * stride) {
-            ++count;
-            continue;
-        }
-        if (count != 0) discarded[run_kind] += deliver_run(run_kind, run, count, stride, reg);
-        run = bytes;
-        count = 1;
-        run_kind = kind;
-        stride = record_size(kind);
-    }
-    if (count != 0) discarded[run_kind] += deliver_run(run_kind, run, count, stride, reg);
-    for (int k = 0; k < kKinds; ++k)
-        if (discarded[k] != 0) report_discarded(k, discarded[k]);
-}
-
-uint64_t Session::deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg) {
-    if (kind <= 0 || kind >= kKinds || stride == 0) return 0;
-    RecordBatch batch;
-    batch.kind = static_cast<MsptiActivityKind>(kind);
-    batch.data = first;
-    batch.count = count;
-    batch.stride = stride;
-    bool taken = false;  // a batch subscription took the whole run
-    bool dropped = false;  // a subscription dropped records of it (a stop out of time, or exit)
-    for (const auto &s : reg.batch[kind]) {
-        s->enter();
-        struct Exit {
-            Subscription &s;
-            ~Exit() { s.exit(); }
-        } exit{*s};
-        if (s->call([&] { s->batch()->on_batch(batch); }, count))
-            taken = true;
-        else
-            dropped = s->dropping() || dropped;
-        s->publish();
-    }
-    // Each run subscription takes the records up to where it was let go of (all, normally).
-    size_t by_runs = 0;
-    for (const auto &s : reg.run[kind]) by_runs = std::max(by_runs, deliver_by_run(*s, batch, dropped));
-    const size_t taken_upto = taken ? count : by_runs;  // records [0, taken_upto) reached a callback
-    const SubList &subs = reg.record[kind];
-    RunOutcome out;
-    if (subs.empty()) {
-        out.lost = dropped ? count - taken_upto : 0;
-    } else {
-        RunScope scope(subs);
-        if (kind == MSPTI_ACTIVITY_KIND_MARKER) {
-            MarkerData marker;
-            for (size_t i = 0; i < count; ++i) {
-                bool took = false;
-                bool dropped_here = dropped;
-                if (any_live(subs)) convert(*reinterpret_cast<const msptiActivityMarker *>(first + i * stride), marker);
-                for (const auto &sp : subs) {
-                    if (!sp->live()) {
-                        dropped_here = sp->skip(1) || dropped_here;
-                        continue;
-                    }
-                    static_cast<MstxSubscription *>(sp.get())->on_marker(marker);  // a start half waits for its end
-                    took = true;
-                }
-                const bool elsewhere = i < taken_upto;
-                if (took) ++out.taken;
-                if (!took && !elsewhere && dropped_here) ++out.lost;
-                if (dropped_here) settle(subs, took || elsewhere ? 1 : 0);
-            }
-        } else {
-            // The kinds whose monitors deliver one record per call (generated from the schema).
-            visit_simple_kind(kind, [&]<typename CRecord, typename Value, typename Callback>() {
-                out = deliver_records<CRecord, Value, Callback>(first, count, stride, subs, dropped, taken_upto);
-            });
-        }
-        for (const auto &s : subs) s->publish();
-    }
-    // Subscriptions that dropped records another one took: those are delivered for libmspti.
-    if (dropped) {
-        const uint64_t others = taken ? count : std::max<uint64_t>(taken_upto, out.taken);
-        settle(reg.batch[kind], others);
-        settle(reg.run[kind], taken ? count : out.taken);
-    }
-    return out.lost;
-}
-
-size_t Session::deliver_by_run(Subscription &s, const RecordBatch &run, bool &dropped) {
-    s.enter();
-    struct Exit {
-        Subscription &s;
-        ~Exit() {
-            t_run = nullptr;
-            s.exit();
-        }
-    } exit{s};
-    if (!s.live()) {
-        dropped = s.skip(run.count) || dropped;
-        return 0;
-    }
-    RunInProgress tally;
-    tally.sub = &s;
-    t_run = &tally;
-    s.call([&] { static_cast<RunSubscription &>(s).run_callback()->on_run(run); }, 0);
-    t_run = nullptr;
-    // Without a tally (say its adapter failed before it) the whole run counts as handed over.
-    const uint64_t done = tally.tallied ? std::min<uint64_t>(tally.handed + tally.passed, run.count) : run.count;
-    s.add_delivered(tally.tallied ? std::min<uint64_t>(tally.handed, done) : run.count);
-    s.add_errors(tally.errors);
-    if (done < run.count) dropped = s.skip(run.count - done) || dropped;
-    s.publish();
-    return static_cast<size_t>(done);
 }
 
 // ---- fork ------------------------------------------------------------------------------------
@@ -891,20 +692,3 @@ void Session::fork_child() {
 }
 
 }  // namespace mspti::detail
-
-namespace mspti {
-
-bool record_run_live() {
-    const detail::RunInProgress *r = detail::t_run;
-    return r != nullptr && !r->sub->detached() && !detail::delivery_cut().load(std::memory_order_relaxed);
-}
-
-void record_run_tally(uint64_t handed, uint64_t passed, uint64_t errors) {
-    detail::RunInProgress *r = detail::t_run;
-    if (r == nullptr) return;
-    r->tallied = true;
-    r->handed = handed;
-    r->passed = passed;
-    r->errors = errors;
-}
-}  // namespace mspti

@@ -17,6 +17,7 @@
 #include "mspti/mspti_activity.h"
 #include "mspti/mspti_callback.h"
 #include "monitor/buffer_pool.h"
+#include "monitor/registry.h"
 #include "monitor/subscription.h"
 
 
@@ -56,18 +57,6 @@ public:
 
 private:
     static constexpr int kKinds = MSPTI_ACTIVITY_KIND_COUNT;
-    using SubList = std::vector<std::shared_ptr<Subscription>>;
-    struct Registry {
-        using Lists = std::array<SubList, kKinds>;  // per kind, in start order
-        uint64_t version = 0;
-        Lists batch;  // batch subscriptions
-        Lists run;  // per-record subscriptions of a binding, handed a run at a time
-        Lists record;  // per-record subscriptions
-        Lists &of(Subscription::Path path) {
-            return path == Subscription::Path::Batch ? batch : path == Subscription::Path::Run ? run : record;
-        }
-        SubList &list_of(const Subscription &s) { return of(s.path())[s.kind()]; }
-    };
     struct Pending {
         uint8_t *data;
         size_t size;
@@ -120,10 +109,6 @@ private:
     // join_if_exited() until `deadline`; false if the thread had not left by then.
     bool join_if_exited_until(std::chrono::steady_clock::time_point deadline);
     void thread_main(DeliveryThreadHooks *hooks);
-    void deliver_buffer(const Pending &p, const Registry &reg);
-    uint64_t deliver_run(int kind, const uint8_t *first, size_t count, size_t stride, const Registry &reg);
-    // One run subscription's call for a run; returns how many of its first records it took.
-    static size_t deliver_by_run(Subscription &s, const RecordBatch &run, bool &dropped);
     void finish_buffer(const Pending &p, DeliveryThreadHooks *hooks);
 
     // ---- control (start/stop bookkeeping; msPTI calls are made under it, never waits for delivery)
