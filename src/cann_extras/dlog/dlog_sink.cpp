@@ -34,8 +34,15 @@ FileState g_state;
 
 // A child forked while another thread wrote a line would find g_mutex held forever: the fork
 // waits for the line to finish, and the child starts unlocked (its first line opens its own file).
-void fork_prepare() { g_mutex.lock(); }
-void fork_release() { g_mutex.unlock(); }
+// The time-zone lookup is locked after g_mutex, the order a line's file name takes them in.
+void fork_prepare() {
+    g_mutex.lock();
+    lock_for_fork();
+}
+void fork_release() {
+    unlock_after_fork();
+    g_mutex.unlock();
+}
 [[maybe_unused]] const bool g_fork_handlers = (pthread_atfork(&fork_prepare, &fork_release, &fork_release), true);
 
 void make_dirs(const std::string &dir) {

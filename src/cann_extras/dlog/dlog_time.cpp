@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <ctime>
+#include <mutex>
 #include <time.h>
 
 namespace dlog {
@@ -14,19 +15,37 @@ namespace {
 std::atomic<uint64_t> g_offset{0};
 constexpr int64_t kBias = int64_t{1} << 19;  // offsets are within +-14 h (50,400 s)
 
+// glibc's localtime_r takes its time-zone lock, which fork() does not reset: a child forked while
+// another thread was inside localtime_r waits for that lock forever at its own first call (the
+// first lines of a process, or the first after a quarter hour, when both miss the cache). Our calls
+// run under this mutex, which dlog's fork handler takes (lock_for_fork()).
+std::mutex g_zone_mutex;
+
+long cached_offset(uint64_t quarter, bool *hit) {
+    const uint64_t cached = g_offset.load(std::memory_order_relaxed);
+    *hit = cached != 0 && cached >> 20 == quarter;
+    return static_cast<long>(static_cast<int64_t>(cached & 0xfffff) - kBias);
+}
+
 long utc_offset(time_t secs) {
     const uint64_t quarter = static_cast<uint64_t>(secs / 900);  // time zones change on quarter hours
-    const uint64_t cached = g_offset.load(std::memory_order_relaxed);
-    if (cached != 0 && cached >> 20 == quarter)
-        return static_cast<long>(static_cast<int64_t>(cached & 0xfffff) - kBias);
+    bool hit = false;
+    long offset = cached_offset(quarter, &hit);
+    if (hit) return offset;
+    std::lock_guard<std::mutex> lock(g_zone_mutex);
+    offset = cached_offset(quarter, &hit);  // another thread may have just looked it up
+    if (hit) return offset;
     tm local{};
     ::localtime_r(&secs, &local);  // the only call that takes glibc's time-zone lock
-    const long offset = local.tm_gmtoff;
+    offset = local.tm_gmtoff;
     g_offset.store((quarter << 20) | static_cast<uint64_t>(offset + kBias), std::memory_order_relaxed);
     return offset;
 }
 
 }  // namespace
+
+void lock_for_fork() { g_zone_mutex.lock(); }
+void unlock_after_fork() { g_zone_mutex.unlock(); }
 
 LocalTime local_time(const timeval &tv) {
     const int64_t secs = static_cast<int64_t>(tv.tv_sec) + utc_offset(tv.tv_sec);
