@@ -127,6 +127,15 @@ def gen_record_h(G):
     host = [x.lower() for k in kinds if k.track_fields()[0] == "thread" for x in k.kinds]
     host_test = "\n           || ".join(f'std::strcmp(category, "{c}") == 0' for c in host) or "false"
     traced = [_cases(G, k) for k in kinds]
+    # The correlation id of each kind that carries one (its Trace's flow field), and the side of a
+    # launch it is on: host (API calls, memory operations) or device (work on a stream or communicator).
+    corr, sides = [], {"host": [], "device": []}
+    for k in kinds:
+        if not k.t.flow or k.t.flow not in k.fields:
+            continue
+        corr.append(_cases(G, k) + f"\n        return r.u.{k.t.member}.{k.member(k.t.flow)};")
+        how = k.track_fields()[0]
+        sides["host" if how in ("thread", "memory") else "device"].append(_cases(G, k))
     names = []
     for n, v, _ in G.ENUMS["MsptiActivityKind"].values:
         if n.endswith(("_COUNT", "_FORCE_INT", "_INVALID")):
@@ -208,6 +217,31 @@ inline bool host_category(const char *category) {{
     return {host_test};
 }}
 
+// The correlation id a record carries (the id joining an API call to the device work it
+// launched); MSPTI_INVALID_CORRELATION_ID for the kinds without one.
+inline uint64_t correlation_id(const Record &r) {{
+    switch (r.kind()) {{
+{chr(10).join(corr)}
+    default:
+        return MSPTI_INVALID_CORRELATION_ID;
+    }}
+}}
+
+// Which side of a launch a kind's records are on: the host (API calls, memory operations: they
+// run on the calling thread) or the device (kernels, copies, collectives: queued, they may run
+// long after their launch returned). kNone for the kinds without a correlation id.
+enum class LaunchSide : uint8_t {{ kNone, kHost, kDevice }};
+inline LaunchSide launch_side(msptiActivityKind kind) {{
+    switch (kind) {{
+{chr(10).join(sides["host"])}
+        return LaunchSide::kHost;
+{chr(10).join(sides["device"])}
+        return LaunchSide::kDevice;
+    default:
+        return LaunchSide::kNone;
+    }}
+}}
+
 // Bytes of one element of a COMMUNICATION data type; 0 when unknown.
 uint64_t comm_type_size(uint32_t dataType);
 
@@ -259,7 +293,7 @@ def _arg_line(k, name, ref, d):
 
 def gen_timeline_inc(G):
     kinds = _kinds(G)
-    args, slices = [], []
+    args, slices, flows = [], [], []
     for k in kinds:
         a = k.args()
         if a:
@@ -282,6 +316,7 @@ def gen_timeline_inc(G):
         slices.append(f"        Slice &s = put({track}, r, {name}, kind_name(r.kind()));")
         if k.t.flow:
             slices.append(f"        s.flow = flow_id(m.{k.member(k.t.flow)});")
+            flows.append(_cases(G, k))
         slices.append("        add_args(s, r);\n        return true;\n    }")
     return f"""// {G.HEADER}
 // Included by src/trace/timeline.cpp inside namespace mspti_trace, after its helpers.
@@ -292,6 +327,16 @@ void Timeline::add_args(Slice &s, const Record &r) {{
 {chr(10).join(args)}
     default:
         break;
+    }}
+}}
+
+// Whether a kind's slice carries a flow (a launch's, joined by correlation id).
+bool Timeline::flow_slice(msptiActivityKind kind) {{
+    switch (kind) {{
+{chr(10).join(flows)}
+        return true;
+    default:
+        return false;
     }}
 }}
 

@@ -1,7 +1,9 @@
 """``mspti-trace report DIR -o report.html``: one self-contained HTML page (no network: every
 script and style inline, a Content-Security-Policy that forbids loading anything) with
 
-- a zoomable timeline overview, one row per rank and stream (and communicator),
+- a zoomable timeline, per rank: host threads with their nested, labelled mstx ranges and API
+  calls, device streams with kernels and copies, communicators with collectives, and an arrow
+  from each launching call to the device work it launched,
 - a stacked bar per rank of kernel, communication, copy and idle time,
 - the top kernels by total time,
 - the verdict of ``mspti-trace analyze`` (slow rank, its phase, slow links),
@@ -19,12 +21,15 @@ import os
 import statistics
 import sys
 
-from . import findings
-from .model import COLLECTIVE_CATEGORIES, DEVICE_CATEGORIES, KERNEL, MARKER, NoTraceError, load_dir, read_meta
-from .summary import scope_tables
+from . import findings, report_flows
+from .model import (API_CATEGORIES, COLLECTIVE_CATEGORIES, DEVICE_CATEGORIES, KERNEL, MARKER, NoTraceError, host_row,
+                    load_dir, read_meta)
+from .summary import scope_tables, unique_apis
 
-TIMELINE_CATS = DEVICE_CATEGORIES + COLLECTIVE_CATEGORIES + (MARKER,)
+TIMELINE_CATS = DEVICE_CATEGORIES + COLLECTIVE_CATEGORIES + (MARKER,) + API_CATEGORIES
 MAX_SLICES_PER_ROW = 20000   # beyond this a row's slices are coalesced into busy blocks
+MAX_DEPTH = 7                # nesting levels drawn per row; deeper slices share the last
+MAX_FLOWS = 20000            # launch arrows, at most (the earliest)
 
 
 def _union(intervals):
@@ -92,33 +97,66 @@ def _coalesce(slices, gap):
     return out
 
 
+def _depths(items):
+    """The nesting level of each (start, dur, ...) item, sorted by (start, -dur): how many earlier
+    items are still open at its start (capped at MAX_DEPTH)."""
+    out, ends = [], []
+    for it in items:
+        while ends and ends[-1] <= it[0]:
+            ends.pop()
+        out.append(min(len(ends), MAX_DEPTH))
+        ends.append(it[0] + it[1])
+    return out
+
+
+def _row_order(row):
+    """Host threads first (the launches), then device streams, then communicators."""
+    return (0 if host_row(row) else 1 if row.startswith("device") else 2, row)
+
+
 def timeline_data(run):
     lo, hi = run.span(TIMELINE_CATS)
     lo = lo or 0
     names, name_ix = [], {}
     cats = list(TIMELINE_CATS)
-    rows = []
+    rows, flows = [], []
     for p in run.processes:
         by_row = {}
+        apis = set(map(id, unique_apis([p])))  # each API call once (API and NODE_API records alike)
         for s in p.slices:
-            if s.cat in TIMELINE_CATS:
+            if s.cat in TIMELINE_CATS and (s.cat not in API_CATEGORIES or id(s) in apis):
                 by_row.setdefault(s.row, []).append(s)
-        order = sorted(by_row, key=lambda r: (not r.startswith("device"), r.startswith("thread"), r))
-        for r in order:
+        # A host thread's overlap lanes (rows named without "thread ") are drawn on its row: the
+        # nesting levels show what the lane holds.
+        for r in [r for r in by_row if host_row(r) and not r.startswith("thread ") and "thread " + r in by_row]:
+            by_row["thread " + r] += by_row.pop(r)
+        where = {}  # (start, "api" or the device category) -> (row index, depth): the arrows' ends
+        for r in sorted(by_row, key=_row_order):
             items = sorted(((s.start - lo, s.dur, s.name, cats.index(s.cat)) for s in by_row[r]),
                            key=lambda x: (x[0], -x[1]))
             coalesced = len(items) > MAX_SLICES_PER_ROW
             if coalesced:
                 blocks = _coalesce(items, max((hi - lo) // (MAX_SLICES_PER_ROW // 2), 1))
                 items = [(b[0], b[1], f"{b[4]} records" if b[4] > 1 else b[2], b[3]) for b in blocks]
+            depths = [0] * len(items) if coalesced else _depths(items)
             flat = []
-            for start, dur, name, cat in items:
+            for (start, dur, name, cat), depth in zip(items, depths):
                 if name not in name_ix:
                     name_ix[name] = len(names)
                     names.append(name)
-                flat += [start, dur, name_ix[name], cat]
-            rows.append({"label": f"{p.label} \u00b7 {r}", "rank": p.label, "s": flat, "coalesced": coalesced})
-    return {"t0": lo, "span": (hi - lo) if hi is not None else 0, "names": names, "cats": cats, "rows": rows}
+                flat += [start, dur, name_ix[name], cat, depth]
+                if not coalesced:
+                    c = cats[cat]
+                    where.setdefault((start, "api" if c in API_CATEGORIES else c), (len(rows), depth))
+            rows.append({"label": f"{p.label} \u00b7 {r}", "rank": p.label, "s": flat, "coalesced": coalesced,
+                         "depth": 1 + max(depths, default=0)})
+        for call_start, _name, work_start, work_cat in report_flows.launches(p, MAX_FLOWS - len(flows)):
+            a = where.get((call_start - lo, "api"))
+            b = where.get((work_start - lo, work_cat))
+            if a is not None and b is not None:
+                flows.append([a[0], call_start - lo, a[1], b[0], work_start - lo, b[1]])
+    return {"t0": lo, "span": (hi - lo) if hi is not None else 0, "names": names, "cats": cats, "rows": rows,
+            "flows": flows}
 
 
 def bandwidth_data(run, findings=None):
@@ -222,7 +260,8 @@ def render(data):
 <div id="tlwrap"><canvas id="timeline"></canvas><div id="tip"></div></div>
 <div class="legend"><span><i style="background:var(--kernel)"></i>kernel</span><span><i style="background:var(--comm)"></i>collective</span>
 <span><i style="background:var(--copy)"></i>memcpy</span><span><i style="background:var(--memset)"></i>memset</span>
-<span><i style="background:var(--marker)"></i>mstx range</span></div></section>
+<span><i style="background:var(--marker)"></i>mstx range</span><span><i style="background:var(--api)"></i>API call</span>
+<span>&#8600; launch &rarr; device work</span></div></section>
 <section id="steps-section"><h2>Step breakdown per rank <span class="hint">mean per step{(" of &lsquo;" + esc(data['step_name']) + "&rsquo;") if data['step_name'] else " (the whole run)"}</span></h2>
 <div id="stepbars"></div>
 <div class="legend"><span><i style="background:var(--kernel)"></i>compute</span><span><i style="background:var(--copy)"></i>compute + comm overlap</span>

@@ -10,7 +10,7 @@ import os
 import sys
 from collections import defaultdict
 
-from .model import API_CATEGORIES, COLLECTIVE_CATEGORIES, KERNEL, MARKER, NoTraceError, load_dir
+from .model import API_CATEGORIES, COLLECTIVE_CATEGORIES, KERNEL, MARKER, NoTraceError, host_row, load_dir
 
 CSV_COLUMNS = ("scope", "section", "name", "kind", "count", "total_ns", "avg_ns", "min_ns", "max_ns",
                "percent", "bandwidth_gbps", "slowest_rank_gbps", "slowest_rank", "produced", "delivered",
@@ -46,8 +46,34 @@ def _group(slices, key):
     return out
 
 
-def scope_tables(processes):
-    """The tables of one scope (one process, or all of them): a dict of row lists."""
+def unique_apis(processes):
+    """The API call slices, each call once: msPTI reports an operator call as both an API and a
+    NODE_API record (same name and times); the NODE_API one stays."""
+    for p in processes:
+        node = {(s.name, s.start, s.end) for s in p.slices if s.cat == "node_api"}
+        for s in p.slices:
+            if s.cat in API_CATEGORIES and not (s.cat == "api" and (s.name, s.start, s.end) in node):
+                yield s
+
+
+def slow_rank(run):
+    """The rank the others wait for at the collectives, as ``analyze`` finds it (label and its
+    findings), or None: a balanced run, or no collectives across ranks. Bandwidth alone would name
+    a waiting rank (its collectives last longest)."""
+    if len(run.processes) < 2:
+        return None
+    from . import findings
+    try:
+        f = findings.analyze(run)
+    except ValueError as e:  # e.g. a run whose ranks recorded different collectives
+        run.warnings.append(f"slow rank not found: {e}")
+        return None
+    return f["slow_rank"]
+
+
+def scope_tables(processes, slow=None):
+    """The tables of one scope (one process, or all of them): a dict of row lists. `slow`: the
+    slow rank's findings (:func:`slow_rank`), named in the collectives table."""
     kernels = _group((s for p in processes for s in p.slices if s.cat == KERNEL), lambda s: s.name)
     device_total = sum(st.total for st in kernels.values())
     kernel_rows = [{"name": n, "count": st.count, "total_ns": st.total, "avg_ns": st.avg, "min_ns": st.lo,
@@ -65,18 +91,22 @@ def scope_tables(processes):
     coll_rows = []
     for (cat, name), st in coll.items():
         ranks = per_rank[(cat, name)]
-        slow_label, slow = min(ranks.items(), key=lambda kv: (kv[1].gbps(), kv[0]))
+        # The slow rank by waiting (the one the others wait for), with its own bandwidth here.
+        mine = ranks.get(slow["rank"]) if slow is not None and len(ranks) > 1 else None
         coll_rows.append({"name": name, "kind": cat, "count": st.count, "total_ns": st.total, "avg_ns": st.avg,
                           "min_ns": st.lo, "max_ns": st.hi, "bandwidth_gbps": st.gbps(),
-                          "slowest_rank_gbps": slow.gbps(), "slowest_rank": slow_label})
+                          "slowest_rank_gbps": mine.gbps() if mine is not None else "",
+                          "slowest_rank": slow["rank"] if mine is not None else ""})
     coll_rows.sort(key=lambda r: (-r["total_ns"], r["kind"], r["name"]))
 
-    ranges = _group((s for p in processes for s in p.slices if s.cat == MARKER), lambda s: s.name)
-    range_rows = [{"name": n, "count": st.count, "total_ns": st.total, "avg_ns": st.avg, "min_ns": st.lo,
-                   "max_ns": st.hi} for n, st in ranges.items()]
-    range_rows.sort(key=lambda r: (-r["total_ns"], r["name"]))
+    # A range's host and device halves share its name: apart, as `kind` host or device.
+    ranges = _group((s for p in processes for s in p.slices if s.cat == MARKER),
+                    lambda s: ("host" if host_row(s.row) else "device", s.name))
+    range_rows = [{"name": n, "kind": side, "count": st.count, "total_ns": st.total, "avg_ns": st.avg,
+                   "min_ns": st.lo, "max_ns": st.hi} for (side, n), st in ranges.items()]
+    range_rows.sort(key=lambda r: (-r["total_ns"], r["name"], r["kind"]))
 
-    apis = _group((s for p in processes for s in p.slices if s.cat in API_CATEGORIES), lambda s: (s.cat, s.name))
+    apis = _group(unique_apis(processes), lambda s: (s.cat, s.name))
     api_rows = [{"name": n, "kind": c, "count": st.count, "total_ns": st.total, "avg_ns": st.avg}
                 for (c, n), st in apis.items()]
     api_rows.sort(key=lambda r: (-r["total_ns"], r["name"], r["kind"]))
@@ -116,7 +146,7 @@ def rank_overview(run):
 
 def summarize(run):
     """[(scope name, tables)] for all ranks together, then each process."""
-    scopes = [("all ranks", scope_tables(run.processes))]
+    scopes = [("all ranks", scope_tables(run.processes, slow_rank(run)))]
     for p in run.processes:
         scopes.append((f"{p.label} (pid {p.pid})" if p.rank is not None else p.label, scope_tables([p])))
     return scopes
@@ -170,15 +200,19 @@ def render_text(run, scopes, limit=0):
                                   fmt_ns(r["min_ns"]), fmt_ns(r["max_ns"]), f"{r['percent']:.1f}"]
                                  for r in t["kernels"]], "<>>>>>>", limit))
         if t["collectives"]:
-            parts.append(_table("Collectives", ["name", "kind", "count", "total", "avg", "GB/s", "slowest GB/s",
-                                                "slowest rank"],
+            parts.append(_table("Collectives", ["name", "kind", "count", "total", "avg", "GB/s", "slowest rank",
+                                                "its GB/s"],
                                 [[_short(r["name"]), r["kind"], r["count"], fmt_ns(r["total_ns"]), fmt_ns(r["avg_ns"]),
-                                  f"{r['bandwidth_gbps']:.3f}", f"{r['slowest_rank_gbps']:.3f}", r["slowest_rank"]]
-                                 for r in t["collectives"]], "<<>>>>><", limit))
+                                  f"{r['bandwidth_gbps']:.3f}", r["slowest_rank"] or "-",
+                                  f"{r['slowest_rank_gbps']:.3f}" if r["slowest_rank"] else "-"]
+                                 for r in t["collectives"]], "<<>>>><>", limit))
+            if scope == "all ranks":
+                parts.append("  slowest rank: the rank the others wait for at the collectives, as `mspti-trace "
+                             "analyze` finds it (- when none is)")
         if t["ranges"]:
-            parts.append(_table("mstx ranges", ["name", "count", "total", "avg"],
-                                [[_short(r["name"]), r["count"], fmt_ns(r["total_ns"]), fmt_ns(r["avg_ns"])]
-                                 for r in t["ranges"]], "<>>>", limit))
+            parts.append(_table("mstx ranges", ["name", "side", "count", "total", "avg"],
+                                [[_short(r["name"]), r["kind"], r["count"], fmt_ns(r["total_ns"]), fmt_ns(r["avg_ns"])]
+                                 for r in t["ranges"]], "<<>>>", limit))
         if t["apis"]:
             parts.append(_table("API calls", ["name", "kind", "count", "total"],
                                 [[_short(r["name"]), r["kind"], r["count"], fmt_ns(r["total_ns"])]

@@ -11,6 +11,7 @@ constexpr uint32_t kMark =
 constexpr uint32_t kStart = MSPTI_ACTIVITY_FLAG_MARKER_START | MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE;
 constexpr uint32_t kEnd = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
 constexpr size_t kKeptIntervals = 256;  // older capture ranges cannot matter any more
+constexpr size_t kKeptLaunches = size_t{1} << 18;  // launches remembered for their device work
 
 uint64_t range_key(const msptiActivityMarker &m) {
     return (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
@@ -34,8 +35,36 @@ bool Filter::keep(const Record &r) {
     return k;
 }
 
+// Host records by their start; device work by its launch (the first host record with its
+// correlation id), since it may run long after the range ended. Device work whose launch was
+// not seen (API kinds off, or launched before the trace) falls back to its own start.
+bool Filter::captured(const Record &r) {
+    if (capture_.empty()) return true;
+    uint64_t c = correlation_id(r);
+    LaunchSide side = launch_side(r.kind());
+    if (c == MSPTI_INVALID_CORRELATION_ID || side == LaunchSide::kNone) return in_capture(r.start);
+    bool inside = in_capture(r.start);
+    if (side == LaunchSide::kHost) {
+        // A later call reusing the id (aclrtSynchronizeDevice takes the thread's latest) does not
+        // move its launch.
+        if (launches_.emplace(c, inside).second) {
+            launch_order_.push_back(c);
+            if (launch_order_.size() > kKeptLaunches) {
+                launches_.erase(launch_order_.front());
+                launch_order_.pop_front();
+            }
+        }
+        return inside;
+    }
+    auto it = launches_.find(c);
+    return it != launches_.end() ? it->second : inside;
+}
+
 bool Filter::decide(const Record &r) {
-    if (r.kind() != MSPTI_ACTIVITY_KIND_MARKER) return in_window(r.start) && in_capture(r.start);
+    if (r.kind() != MSPTI_ACTIVITY_KIND_MARKER) {
+        bool inside = captured(r);  // first: it notes every launch, kept or not
+        return inside && in_window(r.start);
+    }
     const msptiActivityMarker &m = r.u.marker;
     uint32_t flag = static_cast<uint32_t>(m.flag);
     bool host = m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_HOST;

@@ -16,7 +16,9 @@ constexpr uint32_t kMarkFlags =
 constexpr uint32_t kStartFlags = MSPTI_ACTIVITY_FLAG_MARKER_START | MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE;
 constexpr uint32_t kEndFlags = MSPTI_ACTIVITY_FLAG_MARKER_END | MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
 
-constexpr uint64_t kHorizonNs = 2ull * 1000000000ull;  // how late a slice may come and still be checked
+constexpr uint64_t kHorizonNs = 4ull * 1000000000ull;  // how late a slice may come and still be checked
+static_assert(FlowLinks::kWaitNs < kHorizonNs, "a slice held for its flow is still checked for nesting");
+constexpr size_t kHostNamesKept = size_t{1} << 16;  // host range names kept for their device halves
 
 const char *or_empty(const char *s) { return s != nullptr ? s : ""; }
 
@@ -33,6 +35,13 @@ Timeline::Timeline(const Config &config, uint32_t pid, Sink &sink) : config_(con
     std::string name = config.rank >= 0 ? "rank " + std::to_string(config.rank) + " \xC2\xB7 pid " + std::to_string(pid)
                                         : "pid " + std::to_string(pid);
     new_track(Track::kProcess, 0, name);
+    // Flows need both ends: with API calls or device work not traced, none is written.
+    bool host = false, device = false;
+    for (msptiActivityKind k : config.kinds) {
+        if (!flow_slice(k)) continue;
+        (launch_side(k) == LaunchSide::kDevice ? device : host) = true;
+    }
+    link_flows_ = host && device;
 }
 
 uint32_t Timeline::new_track(Track::Kind kind, uint32_t parent, std::string name, uint64_t tid, bool bytes) {
@@ -132,7 +141,7 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
     Base &b = *last_base_;
     if (b.lanes.empty()) {
         b.track = track;
-        b.lanes.push_back(Lane{track, 0, {}, {}, 0, {}});
+        b.lanes.push_back(Lane{track, 0, {}, {}, 0, {}, 0, {}});
     }
     // Built where it is kept: a Slice is a few hundred bytes.
     Slice &s = b.window.push_unset();
@@ -150,8 +159,20 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
 // Each kind's track, slice name, flow and arguments: generated from schema/records.py.
 #include "timeline_kinds.inc"
 
+void Timeline::put_slice(const Record &r, bool flow) {
+    if (!add_slice(r)) return;
+    // put() left last_base_ on the slice's base, the slice last in its window.
+    if (!flow) last_base_->window[last_base_->window.size() - 1].flow = 0;
+}
+
 void Timeline::add(const Record &r) {
     sink_.record(r);
+    if (flow_slice(r.kind())) {
+        bool held = link_flows_ && correlation_id(r) != MSPTI_INVALID_CORRELATION_ID &&
+                    links_.hold(r, launch_side(r.kind()) == LaunchSide::kDevice);
+        if (!held) put_slice(r, false);
+        return;
+    }
     if (add_slice(r)) return;
     switch (r.kind()) {
     case MSPTI_ACTIVITY_KIND_MEMORY: {
@@ -167,9 +188,33 @@ void Timeline::add(const Record &r) {
     }
 }
 
-void Timeline::add_marker(const Record &r) {
+void Timeline::note_host_name(const msptiActivityMarker &m) {
+    if (m.name == nullptr || *m.name == '\0') return;
+    if (!host_names_.emplace(m.id, m.name).second) return;
+    host_name_order_.push_back(m.id);
+    if (host_name_order_.size() > kHostNamesKept) {
+        host_names_.erase(host_name_order_.front());
+        host_name_order_.pop_front();
+    }
+}
+
+const char *Timeline::host_name(const msptiActivityMarker &m) const {
+    if (m.name != nullptr && *m.name != '\0') return m.name;
+    auto it = host_names_.find(m.id);
+    return it != host_names_.end() ? it->second : m.name;
+}
+
+void Timeline::add_marker(const Record &in) {
+    // A device half carries no name of its own: it takes its host half's, which comes first
+    // (the host marks before the device reaches the mark), in every format.
+    Record r = in;
+    msptiActivityMarker &named = r.u.marker;
+    uint32_t flag = static_cast<uint32_t>(named.flag);
+    if (named.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE)
+        named.name = host_name(named);
+    else if (flag & (kStartFlags | kMarkFlags))
+        note_host_name(named);
     const msptiActivityMarker &m = r.u.marker;
-    uint32_t flag = static_cast<uint32_t>(m.flag);
     uint64_t key = (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
     if (flag & kMarkFlags) {
         Slice s = slice(marker_track(m), r, or_empty(m.name), "marker");
@@ -207,16 +252,18 @@ void Timeline::add_marker(const Record &r) {
 }
 
 // A slice that starts before the lane's latest start (its parent arrived after its children,
-// in a later window): it fits if it nests with every slice of the lane it overlaps.
+// in a later window, or it waited for its flow's other side): it fits if it nests with every
+// slice of the lane it overlaps. Both checks look only at slices that start or end inside it.
 bool Timeline::fits_late(const Lane &lane, const Slice &s) {
     auto first = lane.placed.begin() + static_cast<long>(lane.placed_head);
     auto at = std::lower_bound(first, lane.placed.end(), std::make_pair(s.start, uint64_t{0}));
     for (auto it = at; it != lane.placed.end() && it->first < s.end; ++it)
         if (it->second > s.end && it->first != s.start) return false;
-    for (auto it = at; it != first;) {
-        --it;
-        if (it->second > s.start && it->second < s.end) return false;
-    }
+    // One that started before it and ends inside it overlaps without nesting.
+    auto from = std::upper_bound(lane.by_end.begin() + static_cast<long>(lane.by_end_head), lane.by_end.end(),
+                                 std::make_pair(s.start, UINT64_MAX));
+    for (auto it = from; it != lane.by_end.end() && it->first < s.end; ++it)
+        if (it->second < s.start) return false;
     return true;
 }
 
@@ -227,7 +274,7 @@ void Timeline::place(Base &base, uint32_t index) {
         if (i == base.lanes.size()) {
             const Track &t = tracks_[base.track - 1];
             uint32_t idx = new_track(Track::kLane, t.parent, t.name + " \xC2\xB7 lane " + std::to_string(i + 1));
-            base.lanes.push_back(Lane{idx, 0, {}, {}, 0, {}});
+            base.lanes.push_back(Lane{idx, 0, {}, {}, 0, {}, 0, {}});
         }
         Lane &lane = base.lanes[i];
         if (s.start < lane.max_start) {
@@ -252,6 +299,13 @@ void Timeline::place(Base &base, uint32_t index) {
             lane.placed.insert(std::upper_bound(lane.placed.begin() + static_cast<long>(lane.placed_head),
                                                 lane.placed.end(), pair),
                                pair);
+        auto by_end = std::make_pair(s.end, s.start);
+        if (lane.by_end.empty() || lane.by_end.back() <= by_end)
+            lane.by_end.push_back(by_end);
+        else
+            lane.by_end.insert(std::upper_bound(lane.by_end.begin() + static_cast<long>(lane.by_end_head),
+                                                lane.by_end.end(), by_end),
+                               by_end);
         lane.window.push_back(index);
         return;
     }
@@ -279,6 +333,9 @@ void Timeline::emit(Base &base, Lane &lane) {
 }
 
 void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
+    // Launches whose both sides came, and records that waited long enough for theirs.
+    links_.release(now, final, released_);
+    for (const FlowLinks::Released &x : released_) put_slice(x.record, x.flow);
     for (auto &entry : bases_) {
         Base &b = entry.second;
         if (b.window.empty()) continue;
@@ -299,6 +356,12 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
             if (lane.placed_head > 4096 && lane.placed_head * 2 > lane.placed.size()) {
                 lane.placed.erase(lane.placed.begin(), lane.placed.begin() + static_cast<long>(lane.placed_head));
                 lane.placed_head = 0;
+            }
+            while (lane.by_end_head < lane.by_end.size() && lane.by_end[lane.by_end_head].first < cutoff)
+                ++lane.by_end_head;
+            if (lane.by_end_head > 4096 && lane.by_end_head * 2 > lane.by_end.size()) {
+                lane.by_end.erase(lane.by_end.begin(), lane.by_end.begin() + static_cast<long>(lane.by_end_head));
+                lane.by_end_head = 0;
             }
         }
         b.window.clear();

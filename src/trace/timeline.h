@@ -1,7 +1,8 @@
 // Turns kept records into the track layout of docs/trace.md: finds or creates each record's
 // track, pairs mstx range starts with their ends, keeps the device-memory sum, and at the end
 // of each flush window writes every track's slices in nesting order, moving a slice that would
-// overlap without nesting to an overlap lane.
+// overlap without nesting to an overlap lane. A launch's flow joins the API call to the device
+// work it launched (FlowLinks); a device-side mstx range or mark takes its host half's name.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "chunked.h"
 #include "config.h"
+#include "flow_links.h"
 #include "record.h"
 #include "sink.h"
 
@@ -42,6 +44,9 @@ private:
         std::vector<uint64_t> ends;  // ends of the slices still open at max_start, outermost first
         std::vector<std::pair<uint64_t, uint64_t>> placed;  // (start, end) of recent slices, by start
         size_t placed_head = 0;  // entries before it are forgotten
+        // The same slices as (end, start), by end: a late slice checks only those ending inside it.
+        std::vector<std::pair<uint64_t, uint64_t>> by_end;
+        size_t by_end_head = 0;
         std::vector<uint32_t> window;  // this window's slices (indices into Base::window), in (start, -end) order
     };
     struct Base {
@@ -67,6 +72,12 @@ private:
     void add_marker(const Record &r);
     // Generated from the record schema (timeline_kinds.inc).
     bool add_slice(const Record &r);
+    static bool flow_slice(msptiActivityKind kind);
+    // The slice of `r`, with or without its flow.
+    void put_slice(const Record &r, bool flow);
+    // A device marker's name: its host half's (same id); the record's own when that is unknown.
+    const char *host_name(const msptiActivityMarker &m) const;
+    void note_host_name(const msptiActivityMarker &m);
     static void add_args(Slice &s, const Record &r);
     void place(Base &base, uint32_t index);
     static bool fits_late(const Lane &lane, const Slice &s);
@@ -86,6 +97,12 @@ private:
     std::unordered_map<uint64_t, OpenRange> open_ranges_;  // key: id << 1 | device
     std::unordered_map<uint64_t, uint64_t> early_ends_;  // an end seen before its start
     std::map<uint32_t, int64_t> memory_in_use_;
+    bool link_flows_ = false;  // API and device kinds are both traced: flows can have both ends
+    FlowLinks links_;
+    std::vector<FlowLinks::Released> released_;
+    // Marker id -> its host half's name (the device half has none); the oldest are forgotten first.
+    std::unordered_map<uint64_t, const char *> host_names_;
+    std::deque<uint64_t> host_name_order_;
     std::deque<std::string> strings_;
     // Sorted through small keys, in nesting order: start, then the longer first, then arrival.
     struct NestKey {

@@ -215,8 +215,10 @@ def test_capture_range_keeps_only_the_named_ranges(tmp_path):
     assert Counter(s["name"] for s in slices if s["categories"] == ["marker"]) == {"step": 3}
     assert sum(1 for s in slices if s["categories"] == ["kernel"]) == 3 * KERNELS
     step_spans = [(s["start"], s["end"]) for s in slices if s["name"] == "step"]
+    # Host records start inside a range; device work was launched inside one (it may run later).
     for s in slices:
-        assert any(a <= s["start"] <= b for a, b in step_spans)
+        if s["categories"][0] not in ("kernel", "memcpy", "memset", "communication", "hccl"):
+            assert any(a <= s["start"] <= b for a, b in step_spans)
     stats = [e for e in t.events if e["name"] == "mspti-trace stats"][0]["args"]
     assert stats["filtered"] > 2 * KERNELS  # the warm-up's kernels, API calls, ranges...
 

@@ -88,14 +88,15 @@ def test_summary_matches_the_workload(runs):
         total += sum(s["end"] - s["start"] for s in slices if s["categories"] == ["kernel"])
     assert int(k["total_ns"]) == total
     coll = {(r["kind"], r["name"]): r for r in rows[("all ranks", "collectives")]}
+    apis = {(r["kind"], r["name"]): int(r["count"]) for r in rows[("all ranks", "apis")]}
     assert int(coll[("hccl", "HcclAllReduce")]["count"]) == NPROC * STEPS
     assert int(coll[("communication", "hcom_allReduce_")]["count"]) == NPROC * STEPS
-    for r in coll.values():
-        assert float(r["slowest_rank_gbps"]) <= float(r["bandwidth_gbps"])
-        assert r["slowest_rank"].startswith("rank ")
+    for r in coll.values():  # the rank the others wait for (analyze's finding), if any
+        assert r["slowest_rank"] == "" or r["slowest_rank"].startswith("rank ")
+    # Each API call once: an operator is reported as API and NODE_API records alike.
+    assert not [n for (kind, n) in apis if kind == "api" and ("node_api", n) in apis]
     ranges = {r["name"]: int(r["count"]) for r in rows[("all ranks", "ranges")]}
     assert ranges == {"warmup": NPROC * WARMUP, "step": NPROC * ITERS}
-    apis = {(r["kind"], r["name"]): int(r["count"]) for r in rows[("all ranks", "apis")]}
     assert apis[("runtime_api", "rtKernelLaunch")] == NPROC * STEPS * KERNELS
     assert apis[("acl_api", "aclrtSynchronizeStream")] == NPROC * STEPS
     drops = {r["name"]: r for r in rows[("all ranks", "dropped")]}

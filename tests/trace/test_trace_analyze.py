@@ -101,6 +101,109 @@ def test_report_verdict_heatmap_and_step_bars_in_a_browser(runs, tmp_path):
     assert check["stepBars"] == NPROC and check["heatCells"] == NPROC * STEPS
 
 
+def _png_rgb(path):
+    """(width, height, rows) of an 8-bit RGB or RGBA PNG, rows as bytes of RGB(A) pixels: a small
+    decoder written for this check (no imaging library here)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, head = 8, [], None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if kind == b"IHDR":
+            head = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+    w, h, depth, ctype, _, _, interlace = head
+    assert depth == 8 and interlace == 0 and ctype in (2, 6), head
+    bpp = 3 if ctype == 2 else 4
+    raw, stride = zlib.decompress(b"".join(idat)), w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            left = line[i - bpp] if i >= bpp else 0
+            up, ul = prev[i], (prev[i - bpp] if i >= bpp else 0)
+            if f == 1:
+                line[i] = (line[i] + left) & 255
+            elif f == 2:
+                line[i] = (line[i] + up) & 255
+            elif f == 3:
+                line[i] = (line[i] + ((left + up) >> 1)) & 255
+            elif f == 4:
+                p = left + up - ul
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - ul)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else ul)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, [r for r in rows], bpp
+
+
+def _ink(png, box):
+    """Dark pixels (text) inside box = [top, bottom, left, right] of a decoded screenshot."""
+    w, h, rows, bpp = png
+    top, bottom, left, right = box
+    n = 0
+    for y in range(max(top, 0), min(bottom, h)):
+        r = rows[y]
+        for x in range(max(left, 0), min(right, w)):
+            if r[x * bpp] + r[x * bpp + 1] + r[x * bpp + 2] < 3 * 120:
+                n += 1
+    return n
+
+
+def test_report_verdict_is_drawn_in_the_screenshot(runs, tmp_path):
+    """The verdict is on screen, not only in the DOM: a screenshot of the page has text (dark
+    pixels) in the verdict's box, where the same page with the verdict emptied has none, and the
+    two are the same above that box."""
+    from test_trace_analysis import _chromium, _console
+    page = tmp_path / "report.html"
+    r = subprocess.run([MSPTI_TRACE, "report", str(runs["phase"]), "-o", str(page)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    size = "--window-size=1200,700"
+    r = _chromium("--user-data-dir=" + str(tmp_path / "p0"), size, "--dump-dom", page.as_uri())
+    assert r.returncode == 0 and _console(r.stderr) == [], r.stderr
+    check = json.loads(r.stdout.split('id="selfcheck"')[1].split(": ", 1)[1].split("</span>")[0])
+    assert "rank 3 is the slow rank" in check["verdict"]
+    box = check["verdictBox"]
+    assert 0 <= box[0] < box[1] <= 700, box
+    text = page.read_text()
+    verdict = text.split('<p id="verdict">')[1].split("</p>")[0]
+    blank = tmp_path / "blank.html"
+    blank.write_text(text.replace(f'<p id="verdict">{verdict}</p>', '<p id="verdict">&nbsp;</p>'))
+    shots = []
+    for n, p in enumerate((page, blank)):
+        shot = tmp_path / f"shot{n}.png"
+        r = _chromium("--user-data-dir=" + str(tmp_path / f"p{n + 1}"), size, "--screenshot=" + str(shot), p.as_uri())
+        assert r.returncode == 0 and _console(r.stderr) == [], r.stderr
+        shots.append(_png_rgb(shot))
+    shown, empty = _ink(shots[0], box), _ink(shots[1], box)
+    assert shown > 300 and empty * 10 < shown, (shown, empty, box)
+    assert shots[0][2][:box[0]] == shots[1][2][:box[0]]  # the same page above the verdict
+
+
+def _summary_collectives(directory):
+    """The all-ranks collectives rows of summary.csv (the launcher wrote it at the end of the run)."""
+    with open(os.path.join(str(directory), "summary.csv"), encoding="utf-8") as f:
+        return [r for r in csv.DictReader(f) if r["scope"] == "all ranks" and r["section"] == "collectives"]
+
+
+def test_summary_slowest_rank_is_the_one_the_others_wait_for(runs):
+    # Bandwidth alone named a waiting rank: the late rank's own collectives are the shortest.
+    rows = _summary_collectives(runs["phase"])
+    assert {r["kind"] for r in rows} == {"hccl", "communication"}
+    assert {r["slowest_rank"] for r in rows} == {"rank 3"}, rows
+    text = open(os.path.join(str(runs["phase"]), "summary.txt"), encoding="utf-8").read()
+    assert "slowest rank" in text and "rank 3" in text.split("Collectives", 1)[1].split("\n\n", 1)[0]
+    # A balanced run: nobody is named.
+    rows = _summary_collectives(runs["balanced"])
+    assert rows and {r["slowest_rank"] for r in rows} == {""}, rows
+
+
 def test_slow_collectives_name_the_link(runs):
     f = analyze(runs["collective"])
     assert [link["rank"] for link in f["slow_links"]] == ["rank 2"], f["verdict"]

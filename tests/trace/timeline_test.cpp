@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config.h"
+#include "flow_links.h"
 #include "nearly_sorted.h"
 #include "sink.h"
 #include "timeline.h"
@@ -192,6 +193,24 @@ TEST_F(TimelineTest, EndBeforeStartIsPairedAndUnendedRangesBecomeInstants) {
     EXPECT_EQ(timeline.unmatched_ranges(), 1u);
 }
 
+TEST_F(TimelineTest, DeviceRangeTakesItsHostHalfName) {
+    Record device_start = marker(MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE, 5, 150, "", 1);
+    device_start.u.marker.sourceKind = MSPTI_ACTIVITY_SOURCE_KIND_DEVICE;
+    device_start.u.marker.objectId.ds.deviceId = 0;
+    device_start.u.marker.objectId.ds.streamId = 3;
+    Record device_end = device_start;
+    device_end.u.marker.flag = MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE;
+    device_end.u.marker.timestamp = device_end.start = device_end.end = 300;
+    device_end.seq = 3;
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE, 5, 100, "forward", 0), device_start});
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE, 5, 200, "", 2), device_end}, true);
+    std::string error;
+    auto slices = sink.replay(error);
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(slices[track_named("stream 3")], (std::vector<std::string>{"forward@150-300"}));
+    EXPECT_EQ(timeline.unmatched_ranges(), 0u);
+}
+
 }  // namespace
 }  // namespace mspti_trace
 
@@ -215,6 +234,72 @@ std::vector<Key> keys(size_t n, uint64_t seed, uint64_t jitter) {
         v.push_back(Key{start, i});
     }
     return v;
+}
+
+// FlowLinks: one flow per launch, from its call to its device work, and nowhere else.
+Record api_with(const char *name, uint64_t start, uint64_t end, uint64_t corr, uint64_t seq,
+                msptiActivityKind kind = MSPTI_ACTIVITY_KIND_API) {
+    Record r = api(name, 7, start, end, seq);
+    r.u.api.kind = kind;
+    r.u.api.correlationId = corr;
+    return r;
+}
+
+Record kernel_with(uint64_t start, uint64_t end, uint64_t corr, uint64_t seq) {
+    Record r = kernel("k", 1, start, end, seq);
+    r.u.kernel.correlationId = corr;
+    return r;
+}
+
+std::map<std::string, bool> flows_by_name(const std::vector<FlowLinks::Released> &out) {
+    std::map<std::string, bool> m;
+    for (const auto &x : out) {
+        const char *n = x.record.kind() == MSPTI_ACTIVITY_KIND_KERNEL ? "kernel" : x.record.u.api.name;
+        m[std::string(n) + "/" + std::to_string(x.record.kind())] = x.flow;
+    }
+    return m;
+}
+
+TEST(FlowLinks, OneFlowFromTheOutermostCallToTheFirstKernel) {
+    FlowLinks links;
+    std::vector<FlowLinks::Released> out;
+    // The operator call as API and NODE_API records, the runtime launch inside, all with id 9.
+    ASSERT_TRUE(links.hold(api_with("rtKernelLaunch", 120, 150, 9, 0, MSPTI_ACTIVITY_KIND_RUNTIME_API), false));
+    ASSERT_TRUE(links.hold(api_with("aclnnAdd", 100, 200, 9, 1, MSPTI_ACTIVITY_KIND_NODE_API), false));
+    ASSERT_TRUE(links.hold(api_with("aclnnAdd", 100, 200, 9, 2), false));
+    links.release(1000, false, out);
+    EXPECT_TRUE(out.empty());  // no device work yet: held
+    ASSERT_TRUE(links.hold(kernel_with(300, 400, 9, 3), true));
+    links.release(2000, false, out);
+    ASSERT_EQ(out.size(), 4u);
+    auto m = flows_by_name(out);
+    EXPECT_TRUE(m["aclnnAdd/11"]);  // equal starts and ends: the first to arrive
+    EXPECT_FALSE(m["aclnnAdd/3"]);
+    EXPECT_FALSE(m["rtKernelLaunch/12"]);
+    EXPECT_TRUE(m["kernel/2"]);
+    // A later call reusing the id (a synchronize) and a second kernel get none: written at once.
+    EXPECT_FALSE(links.hold(api_with("aclrtSynchronizeDevice", 500, 900, 9, 4, MSPTI_ACTIVITY_KIND_ACL_API), false));
+    EXPECT_FALSE(links.hold(kernel_with(410, 420, 9, 5), true));
+    EXPECT_EQ(links.held(), 0u);
+}
+
+TEST(FlowLinks, CallsThatLaunchNothingWaitThenGoWithoutAFlow) {
+    FlowLinks links;
+    std::vector<FlowLinks::Released> out;
+    ASSERT_TRUE(links.hold(api_with("aclrtMalloc", 100, 110, 4, 0, MSPTI_ACTIVITY_KIND_ACL_API), false));
+    const uint64_t t0 = 5000000000ull;
+    links.release(t0, false, out);  // the window it arrived in: the wait starts
+    EXPECT_TRUE(out.empty());
+    links.release(t0 + FlowLinks::kWaitNs - 1, false, out);
+    EXPECT_TRUE(out.empty());
+    links.release(t0 + FlowLinks::kWaitNs, false, out);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_FALSE(out[0].flow);
+    // Device work arriving first waits for its call the same way; the end releases everything.
+    ASSERT_TRUE(links.hold(kernel_with(300, 400, 5, 1), true));
+    links.release(t0 + 2 * FlowLinks::kWaitNs, true, out);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_FALSE(out[0].flow);
 }
 
 TEST(NearlySorted, SameAsStdSortForNearlySortedRandomAndReversedKeys) {

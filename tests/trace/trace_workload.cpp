@@ -12,6 +12,10 @@
 // benchmark's kernel-heavy workload): per step L layers of matmul [64 x D] x [D x D], bias add,
 // ReLU and scale (tens of us to ms each on the CPU), an all-reduce of the gradients (a one-rank
 // communicator when WORLD_SIZE is 1), host-to-device and device-to-host copies, inside mstx ranges.
+// --launches N: the joins' known answer (test_trace_joins.py): 2 aclnnAdd launched and waited for,
+// then, inside the host range "launched", N aclnnMatmul launched and not waited for (they run
+// after the range ends), each in a range "on_device" with the stream (a host and a device half),
+// then 2 aclnnAdd launched after the range, and aclrtSynchronizeDevice.
 #include <unistd.h>
 
 #include <atomic>
@@ -187,11 +191,52 @@ long run_train(int steps, int layers, int64_t width, HcclComm comm, aclrtStream 
     return kernels;
 }
 
+// --launches N: returns the kernels launched.
+long run_launches(int n, aclrtStream stream) {
+    constexpr int64_t kBatch = 64, kWidth = 256;
+    const size_t act_bytes = static_cast<size_t>(kBatch * kWidth) * sizeof(float);
+    const size_t w_bytes = static_cast<size_t>(kWidth * kWidth) * sizeof(float);
+    std::vector<float> host_act(static_cast<size_t>(kBatch * kWidth), 0.01f);
+    std::vector<float> host_w(static_cast<size_t>(kWidth * kWidth), 0.001f);
+    void *x = device_buffer(act_bytes, host_act), *y = device_buffer(act_bytes, host_act);
+    void *w = device_buffer(w_bytes, host_w);
+    aclTensor *tx = make_2d(x, kBatch, kWidth), *ty = make_2d(y, kBatch, kWidth), *tw = make_2d(w, kWidth, kWidth);
+    float one = 1.0f;
+    aclScalar *alpha = aclCreateScalar(&one, ACL_FLOAT);
+    auto add = [&] {
+        uint64_t ws = 0;
+        aclOpExecutor *ex = nullptr;
+        CHECK(aclnnAddGetWorkspaceSize(tx, tx, alpha, ty, &ws, &ex));
+        CHECK(aclnnAdd(nullptr, 0, ex, stream));
+    };
+    add();
+    add();
+    CHECK(aclrtSynchronizeStream(stream));
+    mstxRangeId outer = mstxRangeStartA("launched", nullptr);
+    for (int i = 0; i < n; ++i) {
+        mstxRangeId id = mstxRangeStartA("on_device", stream);
+        uint64_t ws = 0;
+        aclOpExecutor *ex = nullptr;
+        CHECK(aclnnMatmulGetWorkspaceSize(tx, tw, ty, 0, &ws, &ex));
+        CHECK(aclnnMatmul(nullptr, 0, ex, stream));
+        mstxRangeEnd(id);
+    }
+    mstxRangeEnd(outer);
+    add();
+    add();
+    CHECK(aclrtSynchronizeDevice());
+    for (aclTensor *t : {tx, ty, tw}) aclDestroyTensor(t);
+    aclDestroyScalar(alpha);
+    for (void *p : {x, y, w}) CHECK(aclrtFree(p));
+    return n + 4;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     int warmup = 1, iters = 3, kernels = 4;
     bool hold = false, loop = false, own = false, phase2 = false, mix = false, train = false;
+    int launches = -1;
     int layers = 8;
     int64_t width = 256;
     for (int i = 1; i < argc; ++i) {
@@ -214,6 +259,8 @@ int main(int argc, char **argv) {
             mix = true;
         else if (a == "--train")
             train = true;
+        else if (a == "--launches" && i + 1 < argc)
+            launches = std::atoi(argv[++i]);
         else if (a == "--layers" && i + 1 < argc)
             layers = std::atoi(argv[++i]);
         else if (a == "--width" && i + 1 < argc)
@@ -249,6 +296,14 @@ int main(int argc, char **argv) {
         CHECK(HcclCommInitRootInfo(static_cast<uint32_t>(world), &info, static_cast<uint32_t>(rank), &comm));
     }
 
+    if (launches >= 0) {
+        long k = run_launches(launches, stream);
+        std::printf("workload: rank %d launches kernels %ld\n", rank, k);
+        CHECK(aclrtDestroyStream(stream));
+        CHECK(aclrtResetDevice(local));
+        aclFinalize();
+        return 0;
+    }
     if (mix || train) {
         HcclComm one = nullptr;
         if (comm == nullptr) {

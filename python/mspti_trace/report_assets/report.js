@@ -3,7 +3,8 @@ const errors = [];
 window.addEventListener("error", e => errors.push(String(e.message)));
 const D = JSON.parse(document.getElementById("data").textContent);
 const CAT_COLOR = {kernel:"--kernel", hccl:"--comm", communication:"--comm", memcpy:"--copy",
-                   memset:"--memset", marker:"--marker"};
+                   memset:"--memset", marker:"--marker", api:"--api", acl_api:"--api", node_api:"--api",
+                   runtime_api:"--api"};
 const css = getComputedStyle(document.documentElement);
 const color = c => css.getPropertyValue(CAT_COLOR[c] || "--idle").trim();
 function fmtNs(ns) {
@@ -23,9 +24,17 @@ function el(tag, attrs, ...kids) {
 }
 
 // ---- timeline ----
-const TL = D.timeline, ROW_H = 20, AXIS_H = 26, LABEL_W = 230;
+// Per rank: host threads (mstx ranges and API calls nested as they ran, one level per lane),
+// device streams and communicators; an arrow from each launching call to the device work it
+// launched. Each slice is [start, dur, name, category, depth] in TL.rows[i].s.
+const TL = D.timeline, LANE_H = 17, AXIS_H = 26, LABEL_W = 230, STRIDE = 5;
 const cv = document.getElementById("timeline"), ctx = cv.getContext("2d"), tip = document.getElementById("tip");
-let view = {t0: 0, t1: Math.max(TL.span, 1)}, cssW = 0, rowsDrawn = 0, slicesDrawn = 0;
+const rowY = [], rowH = [];
+let totalH = AXIS_H;
+for (const row of TL.rows) { rowY.push(totalH); rowH.push(row.depth * LANE_H + 4); totalH += row.depth * LANE_H + 4; }
+let view = {t0: 0, t1: Math.max(TL.span, 1)}, cssW = 0, rowsDrawn = 0, slicesDrawn = 0, labelsDrawn = 0,
+    arrowsDrawn = 0, hostSlicesDrawn = 0, nestedDrawn = 0;
+const isHost = c => c === "marker" || c.endsWith("api");
 function niceStep(span, px) {
   const raw = span / Math.max(px / 110, 1), p = Math.pow(10, Math.floor(Math.log10(raw)));
   for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
@@ -34,7 +43,7 @@ function niceStep(span, px) {
 function resize() {
   const dpr = window.devicePixelRatio || 1;
   cssW = cv.parentElement.clientWidth;
-  const h = AXIS_H + TL.rows.length * ROW_H + 6;
+  const h = totalH + 6;
   cv.style.width = cssW + "px"; cv.style.height = h + "px";
   cv.width = Math.round(cssW * dpr); cv.height = Math.round(h * dpr);
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -51,43 +60,59 @@ function draw() {
     ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, cv.height); ctx.stroke();
     ctx.fillText(fmtNs(t).replace(/(\.\d*?)0+ /, "$1 ").replace(". ", " "), x + 3, AXIS_H / 2);
   }
-  rowsDrawn = 0; slicesDrawn = 0;
+  rowsDrawn = 0; slicesDrawn = 0; labelsDrawn = 0; arrowsDrawn = 0; hostSlicesDrawn = 0; nestedDrawn = 0;
   let prevRank = null;
   TL.rows.forEach((row, i) => {
-    const y = AXIS_H + i * ROW_H;
+    const y = rowY[i], h = rowH[i];
     if (row.rank !== prevRank) {
       ctx.fillStyle = "#c9ced8"; ctx.fillRect(0, y, cssW, 1); prevRank = row.rank;
     }
-    if (i % 2) { ctx.fillStyle = "#f8f9fb"; ctx.fillRect(LABEL_W, y + 1, W, ROW_H - 1); }
-    ctx.save(); ctx.beginPath(); ctx.rect(LABEL_W, y, W, ROW_H); ctx.clip();
-    const s = row.s;
-    let lastX = -1, lastCat = -1, textEnd = -1;
+    if (i % 2) { ctx.fillStyle = "#f8f9fb"; ctx.fillRect(LABEL_W, y + 1, W, h - 1); }
+    ctx.save(); ctx.beginPath(); ctx.rect(LABEL_W, y, W, h); ctx.clip();
+    const s = row.s, last = [];  // per depth: the pixel and category drawn last (skip repeats)
     const labels = [];
-    for (let j = 0; j < s.length; j += 4) {
-      const a = s[j], d = s[j + 1];
+    for (let j = 0; j < s.length; j += STRIDE) {
+      const a = s[j], d = s[j + 1], depth = s[j + 4];
       if (a > view.t1 || a + d < view.t0) continue;
       const x0 = LABEL_W + (a - view.t0) * k, x1 = LABEL_W + (a + d - view.t0) * k;
-      const cat = TL.cats[s[j + 3]], w = Math.max(x1 - x0, 1);
-      if (w < 1.5 && Math.floor(x0) === lastX && s[j + 3] === lastCat) continue;  // same pixel
-      lastX = Math.floor(x0); lastCat = s[j + 3];
+      const cat = TL.cats[s[j + 3]], w = Math.max(x1 - x0, 1), px = Math.floor(x0);
+      if (w < 1.5 && last[depth] === px * 64 + s[j + 3]) continue;  // same pixel, same level
+      last[depth] = px * 64 + s[j + 3];
+      const sy = y + 2 + depth * LANE_H;
       ctx.fillStyle = color(cat);
-      if (cat === "marker") ctx.fillRect(x0, y + 2, w, 3);
-      else ctx.fillRect(x0, y + 5, w, ROW_H - 8);
+      ctx.fillRect(x0, sy, w, LANE_H - 2);
+      if (w >= 3) { ctx.strokeStyle = "rgba(255,255,255,0.6)"; ctx.strokeRect(x0 + 0.5, sy + 0.5, w - 1, LANE_H - 3); }
       const tx = Math.max(x0, LABEL_W) + 3;
-      if (x1 - tx > 40 && cat !== "marker" && x0 >= textEnd) {  // one label where slices overlap
-        textEnd = x1;
-        labels.push([TL.names[s[j + 2]], tx, x1 - tx - 3]);
-      }
+      if (x1 - tx > 24) labels.push([TL.names[s[j + 2]], tx, x1 - tx - 3, sy + (LANE_H - 2) / 2 + 1]);
       slicesDrawn++;
+      if (isHost(cat)) hostSlicesDrawn++;
+      if (depth > 0) nestedDrawn++;
     }
     ctx.fillStyle = "#fff";  // after every box, so that no later box covers a label
-    for (const [name, tx, w] of labels) ctx.fillText(name.slice(0, Math.floor(w / 6)), tx, y + ROW_H / 2 + 1.5, w);
+    for (const [name, tx, w, ly] of labels) {
+      const text = name.slice(0, Math.max(Math.floor(w / 5.5), 1));
+      ctx.fillText(text, tx, ly, w);
+      labelsDrawn++;
+    }
     ctx.restore();
-    ctx.fillStyle = "#fff"; ctx.fillRect(0, y + 1, LABEL_W - 4, ROW_H - 1);
+    ctx.fillStyle = "#fff"; ctx.fillRect(0, y + 1, LABEL_W - 4, h - 1);
     ctx.fillStyle = "#1d2433";
-    ctx.fillText(fit(row.label + (row.coalesced ? " *" : ""), LABEL_W - 12), 6, y + ROW_H / 2 + 1);
+    ctx.fillText(fit(row.label + (row.coalesced ? " *" : ""), LABEL_W - 12), 6, y + Math.min(h, LANE_H + 4) / 2 + 1);
     rowsDrawn++;
   });
+  // Launch arrows: from the bottom of the call to the top of the device work.
+  ctx.save(); ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, totalH - AXIS_H); ctx.clip();
+  ctx.strokeStyle = "rgba(29,36,51,0.55)"; ctx.fillStyle = "rgba(29,36,51,0.75)"; ctx.lineWidth = 1;
+  for (const [ri, ta, da, rj, tb, db] of TL.flows) {
+    if (Math.max(ta, tb) < view.t0 || Math.min(ta, tb) > view.t1) continue;
+    const xa = LABEL_W + (ta - view.t0) * k, ya = rowY[ri] + 2 + (da + 1) * LANE_H - 2;
+    const xb = LABEL_W + (tb - view.t0) * k, yb = rowY[rj] + 2 + db * LANE_H;
+    ctx.beginPath(); ctx.moveTo(xa, ya);
+    ctx.bezierCurveTo(xa, (ya + yb) / 2, xb, (ya + yb) / 2, xb, yb); ctx.stroke();
+    ctx.beginPath(); ctx.moveTo(xb, yb); ctx.lineTo(xb - 3, yb - 6); ctx.lineTo(xb + 3, yb - 6); ctx.closePath(); ctx.fill();
+    arrowsDrawn++;
+  }
+  ctx.restore();
 }
 function fit(text, px) {  // ellipsis in the middle: rank and stream/communicator ends stay readable
   if (ctx.measureText(text).width <= px) return text;
@@ -116,12 +141,16 @@ window.addEventListener("mousemove", e => {
 });
 cv.addEventListener("dblclick", () => { view = {t0: 0, t1: Math.max(TL.span, 1)}; draw(); });
 cv.addEventListener("mousemove", e => {
-  const i = Math.floor((e.offsetY - AXIS_H) / ROW_H), row = TL.rows[i];
-  if (drag || !row || e.offsetX < LABEL_W) { tip.style.display = "none"; return; }
+  let i = rowY.length - 1;
+  while (i >= 0 && rowY[i] > e.offsetY) i--;
+  const row = TL.rows[i];
+  if (drag || !row || e.offsetX < LABEL_W || e.offsetY >= rowY[i] + rowH[i]) { tip.style.display = "none"; return; }
+  const depth = Math.max(0, Math.floor((e.offsetY - rowY[i] - 2) / LANE_H));
   const t = tAt(e.offsetX), slack = 2 * (view.t1 - view.t0) / (cssW - LABEL_W), s = row.s;
   let best = -1;
-  for (let j = 0; j < s.length; j += 4)
-    if (s[j] - slack <= t && t <= s[j] + s[j + 1] + slack && (best < 0 || s[j + 1] < s[best + 1])) best = j;
+  for (let j = 0; j < s.length; j += STRIDE)
+    if (s[j + 4] === depth && s[j] - slack <= t && t <= s[j] + s[j + 1] + slack && (best < 0 || s[j + 1] < s[best + 1]))
+      best = j;
   if (best < 0) { tip.style.display = "none"; return; }
   tip.textContent = TL.names[s[best + 2]] + " \u2014 " + TL.cats[s[best + 3]] + ", " + fmtNs(s[best + 1]) +
                     " at +" + fmtNs(s[best]);
@@ -221,15 +250,22 @@ const zoomOk = TL.rows.length === 0 || TL.span < 400 ||
                (view.t1 - view.t0 < TL.span && rowsDrawn === TL.rows.length);
 view = {t0: 0, t1: Math.max(TL.span, 1)}; draw();
 const check = {
-  rows: TL.rows.length, rowsDrawn, slicesDrawn, zoomOk, bars: bars.querySelectorAll(".bar").length,
+  rows: TL.rows.length, rowsDrawn, slicesDrawn, labelsDrawn, hostSlicesDrawn, nestedDrawn,
+  maxDepth: Math.max(0, ...TL.rows.map(r => r.depth)), flows: TL.flows.length, arrowsDrawn,
+  zoomOk, bars: bars.querySelectorAll(".bar").length,
   ranks: D.busy.length, topKernels: tbody.querySelectorAll("tr").length,
   collectives: bw.querySelectorAll(".coll").length, bandwidthBars: bw.querySelectorAll(".bwbar").length,
   stepBars: stepbars.querySelectorAll(".bar").length, heatCells,
   verdict: document.getElementById("verdict").textContent, errors
 };
+{  // where the verdict is on the page (CSS px from the top), for the tests' screenshot check
+  const r = document.getElementById("verdict").getBoundingClientRect();
+  check.verdictBox = [Math.floor(r.top + window.scrollY), Math.ceil(r.bottom + window.scrollY),
+                      Math.floor(r.left), Math.ceil(r.right)];
+}
 const ok = errors.length === 0 && zoomOk && check.rowsDrawn === check.rows && check.bars === check.ranks &&
            check.stepBars === D.steps.length && heatCells === H.ranks.length * H.columns.length &&
-           (check.rows === 0 || check.slicesDrawn > 0);
+           (check.rows === 0 || check.slicesDrawn > 0) && arrowsDrawn === TL.flows.length;
 const sc = document.getElementById("selfcheck");
 sc.dataset.status = ok ? "ok" : "fail";
 sc.textContent = "self-check " + (ok ? "ok" : "FAILED") + ": " + JSON.stringify(check);

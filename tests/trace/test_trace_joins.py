@@ -1,0 +1,308 @@
+"""Records joined as users expect (docs/trace.md, "Filters" and "Flows"), on a workload with a known
+answer (trace_workload --launches N): 2 kernels launched and waited for, then N matmuls launched
+inside the host range "launched" and left to run after it, each inside a range "on_device" with a
+host and a device half, then 2 kernels launched after the range, and aclrtSynchronizeDevice.
+
+Each file is read here, apart from the writer and from the mspti_trace readers: the JSON with
+the json module, the SQLite with SQL, the pftrace with the test's own protobuf walk over the
+packets (only the fields this check needs). What is asserted:
+
+- capture range: exactly the N matmuls are kept, however late they ran, and none of the 4 others;
+- device range names: every device half is named like its host half, in every format and in the
+  summary (which keeps host and device halves apart);
+- flows: each device slice's flow starts on exactly one API slice and ends on it; no flow starts
+  on aclrtMalloc, aclrtFree or the synchronize calls; one flow per launch;
+- the summary lists each API call once.
+"""
+import csv
+import json
+import os
+import sqlite3
+import struct
+import subprocess
+from collections import Counter, defaultdict
+
+import pytest
+
+from conftest import MSPTI_TRACE, WORKLOAD, trace
+
+N = 24  # matmuls launched inside the range
+API_CATS = {"api", "acl_api", "node_api", "runtime_api"}
+DEVICE_CATS = {"kernel", "memcpy", "memset", "communication"}
+NOT_LAUNCHES = {"aclrtMalloc", "aclrtFree", "aclrtSynchronizeDevice", "aclrtSynchronizeStream"}
+
+
+def run(out, *options, fmt="pftrace"):
+    r = trace(out, "--format", fmt, *options, program=[WORKLOAD, "--launches", str(N)],
+              env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    assert r.returncode == 0, r.stderr
+    assert f"launches kernels {N + 4}" in r.stdout
+    return out
+
+
+def only(out, ext):
+    (path,) = [os.path.join(str(out), f) for f in os.listdir(str(out))
+              if f.startswith("trace.") and f.endswith("." + ext)]
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("joins")
+    return {fmt: run(base / fmt, fmt=fmt) for fmt in ("pftrace", "json", "sqlite")}
+
+
+# --- a minimal protobuf walk: TracePacket fields this test needs ----------------------------
+
+def _varint(b, p):
+    v = shift = 0
+    while True:
+        c = b[p]
+        p += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return v, p
+
+
+def _fields(b):
+    """(field number, wire type, value) of one message: ints for varints and fixed, bytes else."""
+    p = 0
+    while p < len(b):
+        key, p = _varint(b, p)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, p = _varint(b, p)
+        elif wt == 1:
+            v, p = struct.unpack_from("<Q", b, p)[0], p + 8
+        elif wt == 2:
+            n, p = _varint(b, p)
+            v, p = b[p:p + n], p + n
+        elif wt == 5:
+            v, p = struct.unpack_from("<I", b, p)[0], p + 4
+        else:
+            raise ValueError(f"wire type {wt}")
+        yield num, wt, v
+
+
+def pftrace_slices(path):
+    """[{name, cat, track_name, start, end, flows}] of every slice, BEGIN/END paired per track by
+    timestamp (file order for equal ones), as Perfetto does."""
+    data = open(path, "rb").read()
+    names, cats, tracks, events = {}, {}, {}, []
+    for num, _, packet in _fields(data):
+        if num != 1:
+            continue
+        ts, te = None, None
+        for n, _, v in _fields(packet):
+            if n == 8:
+                ts = v
+            elif n == 11:  # TrackEvent
+                te = v
+            elif n == 12:  # InternedData
+                for m, _, entry in _fields(v):
+                    if m in (1, 2):
+                        f = dict((k, x) for k, _, x in _fields(entry))
+                        (cats if m == 1 else names)[f[1]] = f[2].decode()
+            elif n == 60:  # TrackDescriptor
+                f = {}
+                for k, _, x in _fields(v):
+                    f[k] = x
+                name = f.get(2, b"").decode()
+                for k in (4, 3):  # thread, process
+                    if k in f:
+                        sub = dict((a, x) for a, _, x in _fields(f[k]))
+                        name = (sub.get(5) or sub.get(6) or b"").decode() or name
+                tracks[f[1]] = name
+        if te is None:
+            continue
+        ev = {"ts": ts, "flows": []}
+        for n, _, v in _fields(te):
+            if n == 9:
+                ev["type"] = v
+            elif n == 11:
+                ev["track"] = v
+            elif n == 10:
+                ev["name"] = names[v]
+            elif n == 3:
+                ev["cat"] = cats[v]
+            elif n == 47:
+                ev["flows"].append(v)
+        events.append(ev)
+    per = defaultdict(list)
+    for e in events:
+        if e.get("type") in (1, 2):
+            per[e["track"]].append(e)
+    out = []
+    for track, evs in per.items():
+        evs.sort(key=lambda e: e["ts"])
+        stack = []
+        for e in evs:
+            if e["type"] == 1:
+                stack.append(e)
+            else:
+                b = stack.pop()
+                out.append({"name": b.get("name", ""), "cat": b.get("cat", ""), "track_name": tracks.get(track, ""),
+                            "start": b["ts"], "end": e["ts"], "flows": b["flows"]})
+        assert not stack, f"BEGIN without END on {tracks.get(track)}"
+    return out
+
+
+def json_events(path):
+    doc = json.load(open(path))
+    return doc["traceEvents"]
+
+
+# --- capture range -------------------------------------------------------------------------
+
+def test_capture_range_keeps_the_kernels_launched_inside_it(runs, tmp_path):
+    full = pftrace_slices(only(runs["pftrace"], "pftrace"))
+    kernels = Counter(s["name"] for s in full if s["cat"] == "kernel")
+    assert sum(kernels.values()) == N + 4
+    matmul = [n for n, c in kernels.items() if c == N]
+    assert len(matmul) == 1, kernels
+    out = run(tmp_path / "capture", "--capture-range", "launched")
+    kept = pftrace_slices(only(out, "pftrace"))
+    names = Counter(s["name"] for s in kept if s["cat"] == "kernel")
+    assert names == {matmul[0]: N}, names  # before: only those that started inside the range
+    (rng,) = [s for s in kept if s["cat"] == "marker" and s["name"] == "launched"]
+    late = sum(1 for s in kept if s["cat"] == "kernel" and s["start"] >= rng["end"])
+    print(f"{late} of {N} kept kernels started after the range ended")
+    # The host calls kept are those inside the range.
+    assert all(rng["start"] <= s["start"] <= rng["end"] for s in kept if s["cat"] in API_CATS)
+    # SQLite: the same rule (the filter is the same for every format).
+    out = run(tmp_path / "capture_sqlite", "--capture-range", "launched", fmt="sqlite")
+    db = sqlite3.connect(only(out, "sqlite"))
+    assert db.execute("SELECT COUNT(*) FROM kernel").fetchone() == (N,)
+    orphans = db.execute("""SELECT COUNT(*) FROM kernel k WHERE NOT EXISTS
+                            (SELECT 1 FROM api a WHERE a.correlation_id = k.correlation_id)""").fetchone()
+    assert orphans == (0,)
+
+
+# --- device range names --------------------------------------------------------------------
+
+def test_device_ranges_take_their_host_half_name_in_every_format(runs):
+    sl = pftrace_slices(only(runs["pftrace"], "pftrace"))
+    device = [s for s in sl if s["cat"] == "marker" and s["track_name"].startswith("stream ")]
+    host = [s for s in sl if s["cat"] == "marker" and not s["track_name"].startswith("stream ")]
+    assert Counter(s["name"] for s in device) == {"on_device": N}
+    assert Counter(s["name"] for s in host) == {"on_device": N, "launched": 1}
+
+    evs = json_events(only(runs["json"], "json"))
+    tnames = {e["tid"]: e["args"]["name"] for e in evs if e["ph"] == "M" and e["name"] == "thread_name"}
+    dev = [e for e in evs if e["ph"] == "X" and e["cat"] == "marker" and " \u00b7 stream " in tnames.get(e["tid"], "")]
+    assert Counter(e["name"] for e in dev) == {"on_device": N}
+
+    db = sqlite3.connect(only(runs["sqlite"], "sqlite"))
+    rows = db.execute("""SELECT r.source_kind, s.value, COUNT(*) FROM range r JOIN strings s ON s.id = r.name_id
+                         GROUP BY r.source_kind, s.value""").fetchall()
+    assert sorted(rows) == [(0, "launched", 1), (0, "on_device", N), (1, "on_device", N)]
+    # The marker table keeps the records as msPTI delivered them: the device half has no name.
+    assert db.execute("SELECT COUNT(*) FROM marker WHERE source_kind = 1").fetchone() == (2 * N,)
+
+    for fmt, out in runs.items():
+        with open(os.path.join(str(out), "summary.csv"), encoding="utf-8") as f:
+            ranges = [r for r in csv.DictReader(f) if r["scope"] == "all ranks" and r["section"] == "ranges"]
+        got = sorted((r["kind"], r["name"], int(r["count"])) for r in ranges)
+        assert got == [("device", "on_device", N), ("host", "launched", 1), ("host", "on_device", N)], (fmt, got)
+
+
+# --- flows ---------------------------------------------------------------------------------
+
+def test_json_flows_go_from_one_launch_call_to_its_device_work(runs):
+    evs = json_events(only(runs["json"], "json"))
+    xs = [e for e in evs if e["ph"] == "X"]
+    starts = defaultdict(list)
+    ends = defaultdict(list)
+    for e in evs:
+        if e["ph"] == "s":
+            starts[e["id"]].append(e)
+        elif e["ph"] == "f":
+            ends[e["id"]].append(e)
+    assert set(starts) == set(ends), "a flow without its other end"
+    assert all(len(v) == 1 for v in starts.values()), "several starts with one id"
+    assert all(len(v) == 1 for v in ends.values()), "several ends with one id"
+
+    def at(ev, cats):
+        return [x for x in xs if x["tid"] == ev["tid"] and x["pid"] == ev["pid"] and x["ts"] == ev["ts"]
+                and x["cat"] in cats]
+
+    launched = Counter()
+    for fid, (s,) in starts.items():
+        (f,) = ends[fid]
+        calls, work = at(s, API_CATS), at(f, DEVICE_CATS)
+        assert calls and work, (s, f)
+        assert not {c["name"] for c in calls} & NOT_LAUNCHES, calls
+        assert s["ts"] <= f["ts"]
+        launched[work[0]["cat"]] += 1
+    device = Counter(x["cat"] for x in xs if x["cat"] in DEVICE_CATS)
+    # One flow per piece of device work: the N + 4 kernels and the set-up copies.
+    assert device["kernel"] == N + 4
+    assert launched == device, (launched, device)
+
+
+def test_pftrace_flows_have_one_api_start_and_one_device_end(runs):
+    sl = pftrace_slices(only(runs["pftrace"], "pftrace"))
+    per = defaultdict(list)
+    for s in sl:
+        for f in s["flows"]:
+            per[f].append(s)
+    device = [s for s in sl if s["cat"] in DEVICE_CATS]
+    assert sum(1 for s in device if s["cat"] == "kernel") == N + 4
+    assert len(per) == len(device)
+    for fid, ss in per.items():
+        assert len(ss) == 2, [(s["name"], s["cat"]) for s in ss]
+        call, work = sorted(ss, key=lambda s: s["start"])
+        assert call["cat"] in API_CATS and work["cat"] in DEVICE_CATS, (call, work)
+        assert call["name"] not in NOT_LAUNCHES
+    assert all(len(s["flows"]) == 1 for s in device)
+
+
+# --- API calls once ------------------------------------------------------------------------
+
+def test_summary_lists_each_api_call_once(runs):
+    with open(os.path.join(str(runs["pftrace"]), "summary.csv"), encoding="utf-8") as f:
+        apis = [r for r in csv.DictReader(f) if r["scope"] == "all ranks" and r["section"] == "apis"]
+    by_name = defaultdict(list)
+    for r in apis:
+        by_name[r["name"]].append(r["kind"])
+    assert all(len(kinds) == len(set(kinds)) for kinds in by_name.values())
+    twins = [n for n, kinds in by_name.items() if "api" in kinds and "node_api" in kinds]
+    assert twins == [], twins
+    matmul = [r for r in apis if r["kind"] in ("api", "node_api") and "atmul" in r["name"]]
+    assert [int(r["count"]) for r in matmul] == [N], matmul
+
+
+# --- the report's timeline -------------------------------------------------------------------
+
+def test_report_timeline_nests_host_calls_and_draws_launch_arrows(runs, tmp_path):
+    """The page in headless Chromium: the host thread's row holds the range 'launched', the N
+    ranges 'on_device' inside it and the calls inside those, labelled; one arrow per launch."""
+    from test_trace_analysis import _chromium, _console
+    out = runs["pftrace"]
+    sl = pftrace_slices(only(out, "pftrace"))
+    work = sum(1 for s in sl if s["cat"] in DEVICE_CATS)
+    page = tmp_path / "report.html"
+    r = subprocess.run([MSPTI_TRACE, "report", str(out), "-o", str(page)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    text = page.read_text()
+    data = json.loads(text.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    tl = data["timeline"]
+    host = [row for row in tl["rows"] if not row["label"].split(" \u00b7 ", 1)[1].startswith(("device ", "comm "))]
+    levels = defaultdict(set)  # name -> depths on host rows
+    for row in host:
+        s = row["s"]
+        for j in range(0, len(s), 5):
+            levels[tl["names"][s[j + 2]]].add(s[j + 4])
+    # Inside the range, a level down (a call stamped on the other clock may sit beside its range).
+    assert levels["launched"] == {0} and min(levels["on_device"]) >= 1, dict(levels)
+    assert min(d for n, ds in levels.items() if "atmul" in n for d in ds) >= 1, dict(levels)
+    assert len(tl["flows"]) == work  # one arrow per piece of device work, from its launch
+    r = _chromium("--user-data-dir=" + str(tmp_path / "profile"), "--dump-dom", page.as_uri())
+    assert r.returncode == 0 and _console(r.stderr) == [], r.stderr
+    dom = r.stdout
+    assert 'id="selfcheck" data-status="ok"' in dom, dom[-2000:]
+    check = json.loads(dom.split('id="selfcheck"')[1].split(": ", 1)[1].split("</span>")[0])
+    assert check["flows"] == check["arrowsDrawn"] == work
+    assert check["hostSlicesDrawn"] > 0 and check["nestedDrawn"] > 0 and check["labelsDrawn"] > 0
+    assert check["maxDepth"] >= 3
