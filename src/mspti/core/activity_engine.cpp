@@ -12,6 +12,7 @@
 #include "core/buffer_limit.h"
 #include "core/clock.h"
 #include "core/marker_names.h"
+#include "core/page_prefault.h"
 
 namespace mspti {
 
@@ -67,7 +68,7 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
             {
                 std::unique_lock<std::mutex> lock(consumer_mutex_);
                 bool blocked = drain(lock, s, true);
-                completed = buffers_.has_completed();
+                completed = buffers_.has_completed() || spare_wanted();
                 if (blocked && buffer_limit::policy() == MSPTI_EXT_BUFFER_LIMIT_WAIT && t_in_complete == 0) {
                     if (completed) nudge();
                     retry = wait_below_limit(lock);
@@ -94,9 +95,10 @@ void ActivityEngine::quarter_filled(ThreadStaging *s) {
         std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
         if (!lock.owns_lock()) return;
         bool blocked = drain(lock, s, true);
-        bool completed = buffers_.has_completed();
+        bool completed = buffers_.has_completed() || spare_wanted();
         lock.unlock();
-        if (blocked || completed) nudge();  // the worker hands buffers back, and waits out the limit
+        // The worker hands buffers back, waits out the limit, and asks for the next buffer.
+        if (blocked || completed) nudge();
         return;
     }
     nudge();
@@ -185,8 +187,9 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
                 "buffer request callback returned %s buffer %p (size %zu): handed back empty, "
                 "records dropped",
                 size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
-            buffers_.make_current(ClientBuffers::fresh(data, size));
-            buffers_.retire_current();
+            // Not made current: another consumer may have installed a buffer while we asked,
+            // and overwriting it lost its records (never handed back).
+            buffers_.retire_unused(ClientBuffers::fresh(data, size));
             return Obtained::Declined;
         }
         buffers_.add_spare(ClientBuffers::fresh(data, size));
@@ -196,11 +199,73 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
         if (buffers_.current().data != nullptr) return Obtained::Retry;
     }
     buffers_.make_current(buffers_.take_spare());
+    prefetch_declined_ = false;  // a new buffer is being filled: the worker may ask for the next
     if (buffers_.current().size < need) {
         buffers_.retire_current();  // smaller than one record: hand it back empty
         return Obtained::Declined;
     }
     return Obtained::Ready;
+}
+
+bool ActivityEngine::spare_wanted() const {
+    // Records are flowing into a buffer and none is ready to follow it. Not at the limit (the
+    // worker could not ask), nor after the client declined the last ask for this buffer (the
+    // producer asks for itself when it needs one, as before): both would wake the worker at
+    // every quarter ring for nothing.
+    return flushing_ == 0 && buffers_.current().data != nullptr && buffers_.spares() < kSparesAhead &&
+           !buffers_.asking() && !prefetch_declined_ && request_.load(std::memory_order_relaxed) != nullptr &&
+           !at_limit();
+}
+
+void ActivityEngine::prefetch_spares() {
+    for (size_t i = 0; i < kSparesAhead; ++i)
+        if (!prefetch_spare()) return;
+}
+
+bool ActivityEngine::prefetch_spare() {
+    // On the worker: the buffer that will follow the current one is asked for now, and its pages
+    // are faulted in, so that the producer that fills the current one takes it ready-made rather
+    // than run the request callback and take a page fault every 4 KiB on its own thread.
+    std::unique_lock<std::mutex> lock(consumer_mutex_);
+    if (!spare_wanted()) return false;
+    msptiBuffersCallbackRequestFunc request = request_.load(std::memory_order_acquire);
+    uint8_t *data = nullptr;
+    size_t size = 0, max_records = 0;
+    buffers_.request_begun();
+    prefetching_ = true;
+    const uint64_t flushes = flushes_;
+    lock.unlock();
+    t_in_request = true;
+    request(&data, &size, &max_records);
+    t_in_request = false;
+    const bool usable = data != nullptr && size != 0 && reinterpret_cast<uintptr_t>(data) % 8 == 0;
+    if (usable) prefault_pages(data, size);
+    lock.lock();
+    prefetching_ = false;
+    buffers_.changed().notify_all();  // a flush waits for an ask in progress
+    if (data == nullptr) {
+        buffers_.request_declined();
+        prefetch_declined_ = true;
+        return false;
+    }
+    buffers_.request_given(size);
+    if (!usable) {
+        // As in obtain_buffer: the client still owns it, so it goes back empty. No record was
+        // waiting for it, so none is dropped.
+        log(LogLevel::Error, "buffer request callback returned %s buffer %p (size %zu): handed back empty",
+            size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
+        buffers_.retire_unused(ClientBuffers::fresh(data, size));
+        prefetch_declined_ = true;
+        return false;
+    }
+    if (flushes != flushes_) {
+        // A flush handed every buffer back meanwhile: this one follows, empty (the flush waits
+        // for it), so that none is left out once the flush returns.
+        buffers_.retire_unused(ClientBuffers::fresh(data, size));
+        return false;
+    }
+    buffers_.add_spare(ClientBuffers::fresh(data, size));
+    return true;
 }
 
 namespace {
@@ -395,6 +460,18 @@ void ActivityEngine::flush_all() {
     if (void (*device)() = device_flush_.load(std::memory_order_acquire)) device();
     // At the limit of buffers in flight a flush does not drop: it hands back what is full,
     // waits for buffers to come back if others are handing them back, and drains on.
+    // No ask ahead of need starts while a flush runs (spare_wanted): it would leave a buffer out.
+    struct Flushing {
+        ActivityEngine &e;
+        explicit Flushing(ActivityEngine &engine) : e(engine) {
+            std::lock_guard<std::mutex> lock(e.consumer_mutex_);
+            ++e.flushing_;
+        }
+        ~Flushing() {
+            std::lock_guard<std::mutex> lock(e.consumer_mutex_);
+            --e.flushing_;
+        }
+    } flushing(*this);
     uint64_t last_seq;
     for (;;) {
         std::vector<ClientBuffer> batch;
@@ -402,7 +479,10 @@ void ActivityEngine::flush_all() {
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
             blocked = drain_all(lock);
-            if (!blocked) buffers_.retire_all();
+            if (!blocked) {
+                buffers_.retire_all();
+                ++flushes_;
+            }
             batch = buffers_.take_completed();
             last_seq = buffers_.last_seq();
             if (blocked && batch.empty()) {
@@ -417,6 +497,21 @@ void ActivityEngine::flush_all() {
         if (!blocked) break;
     }
     if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
+    // Buffers asked for while this flush ran (by the worker ahead of need, or by a drain on
+    // another thread) may have arrived after it handed everything back: they come back too, so
+    // that the client has every buffer back when the flush returns.
+    std::vector<ClientBuffer> late;
+    {
+        std::unique_lock<std::mutex> lock(consumer_mutex_);
+        buffers_.changed().wait(lock, [this] { return !prefetching_ && !buffers_.asking(); });
+        if (!drain_all(lock)) {
+            buffers_.retire_all();
+            ++flushes_;
+        }
+        late = buffers_.take_completed();
+        if (!late.empty()) last_seq = buffers_.last_seq();
+    }
+    deliver(late);
     {
         std::unique_lock<std::mutex> lock(consumer_mutex_);
         buffers_.changed().wait(lock, [&] { return buffers_.handed_back_through(last_seq); });
@@ -504,6 +599,10 @@ void ActivityEngine::worker_main() {
         }
         names::reclaim();  // frees memory: not under the consumer lock
         deliver(batch);
+        // After handing buffers back, not before: a client whose request callback waits for a
+        // buffer to come back (a fixed pool) gets one, and a client that frees buffers in its
+        // complete callback may get the same memory, its pages still present, for the next.
+        if (!blocked) prefetch_spares();
         if (Clock::now() >= next_calibration)
             next_calibration = Clock::now() + std::chrono::milliseconds(clock::recalibrate());
 
@@ -587,6 +686,9 @@ void ActivityEngine::fork_child() {
     }
     active_walks_ = 0;  // walks in progress at the fork (unlocked in a callback) never resume here
     buffers_.restart_after_fork();
+    prefetch_declined_ = false;
+    prefetching_ = false;  // the worker asking at the fork is the parent's
+    flushing_ = 0;  // so are flushes in progress on other threads
     wait_stalled_ = false;
     counters_.reset();  // the child's statistics count the child's records only
     // The worker did not survive the fork; its handle names a thread of the parent, so it is
