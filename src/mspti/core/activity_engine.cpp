@@ -208,13 +208,22 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
 }
 
 bool ActivityEngine::spare_wanted() const {
-    // Records are flowing into a buffer and none is ready to follow it. Not at the limit (the
-    // worker could not ask), nor after the client declined the last ask for this buffer (the
-    // producer asks for itself when it needs one, as before): both would wake the worker at
-    // every quarter ring for nothing.
-    return flushing_ == 0 && buffers_.current().data != nullptr && buffers_.spares() < kSparesAhead &&
+    // Records are flowing into a buffer past the threshold and none is ready to follow it. Not at
+    // the limit (the worker could not ask), nor after the client declined the last ask for this
+    // buffer (the producer asks for itself when it needs one, as before): both would wake the
+    // worker at every quarter ring for nothing.
+    const ClientBuffer &current = buffers_.current();
+    if (current.data == nullptr) return false;
+    const size_t used = current.valid + (current.size - current.names_at);  // records and names
+    return flushing_ == 0 && used >= current.size / 100 * kAskAheadFromPercent && buffers_.spares() < kSparesAhead &&
            !buffers_.asking() && !prefetch_declined_ && request_.load(std::memory_order_relaxed) != nullptr &&
            !at_limit();
+}
+
+bool ActivityEngine::collection_stopped() {
+    for (int kind = MSPTI_ACTIVITY_KIND_MARKER; kind < kKindCount; ++kind)
+        if (enabled(kind)) return false;
+    return true;
 }
 
 void ActivityEngine::prefetch_spares() {
@@ -233,7 +242,6 @@ bool ActivityEngine::prefetch_spare() {
     size_t size = 0, max_records = 0;
     buffers_.request_begun();
     prefetching_ = true;
-    const uint64_t flushes = flushes_;
     lock.unlock();
     t_in_request = true;
     request(&data, &size, &max_records);
@@ -242,7 +250,7 @@ bool ActivityEngine::prefetch_spare() {
     if (usable) prefault_pages(data, size);
     lock.lock();
     prefetching_ = false;
-    buffers_.changed().notify_all();  // a flush waits for an ask in progress
+    buffers_.changed().notify_all();  // a flush at the end of collection waits for an ask in progress
     if (data == nullptr) {
         buffers_.request_declined();
         prefetch_declined_ = true;
@@ -258,12 +266,8 @@ bool ActivityEngine::prefetch_spare() {
         prefetch_declined_ = true;
         return false;
     }
-    if (flushes != flushes_) {
-        // A flush handed every buffer back meanwhile: this one follows, empty (the flush waits
-        // for it), so that none is left out once the flush returns.
-        buffers_.retire_unused(ClientBuffers::fresh(data, size));
-        return false;
-    }
+    // Kept even if a flush ran meanwhile: an ordinary flush leaves spares for the records to come,
+    // and one at the end of collection waited for this ask and hands it back next.
     buffers_.add_spare(ClientBuffers::fresh(data, size));
     return true;
 }
@@ -460,7 +464,11 @@ void ActivityEngine::flush_all() {
     if (void (*device)() = device_flush_.load(std::memory_order_acquire)) device();
     // At the limit of buffers in flight a flush does not drop: it hands back what is full,
     // waits for buffers to come back if others are handing them back, and drains on.
-    // No ask ahead of need starts while a flush runs (spare_wanted): it would leave a buffer out.
+    // A buffer asked for ahead of need and not used yet stays for the records to come: handing it
+    // back empty would show the client a request and a complete that msPTI's library never makes
+    // (docs/architecture.md, "Client buffers ahead of need"). Only at the end of collection (no
+    // kind enabled) does it go back too, so that the client then has every buffer back.
+    // No ask ahead of need starts while a flush runs (spare_wanted).
     struct Flushing {
         ActivityEngine &e;
         explicit Flushing(ActivityEngine &engine) : e(engine) {
@@ -472,6 +480,12 @@ void ActivityEngine::flush_all() {
             --e.flushing_;
         }
     } flushing(*this);
+    auto retire_filled = [this] {
+        if (collection_stopped())
+            buffers_.retire_all();  // the spares too
+        else if (buffers_.current().data != nullptr)
+            buffers_.retire_current();
+    };
     uint64_t last_seq;
     for (;;) {
         std::vector<ClientBuffer> batch;
@@ -479,10 +493,7 @@ void ActivityEngine::flush_all() {
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
             blocked = drain_all(lock);
-            if (!blocked) {
-                buffers_.retire_all();
-                ++flushes_;
-            }
+            if (!blocked) retire_filled();
             batch = buffers_.take_completed();
             last_seq = buffers_.last_seq();
             if (blocked && batch.empty()) {
@@ -497,19 +508,18 @@ void ActivityEngine::flush_all() {
         if (!blocked) break;
     }
     if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
-    // Buffers asked for while this flush ran (by the worker ahead of need, or by a drain on
-    // another thread) may have arrived after it handed everything back: they come back too, so
-    // that the client has every buffer back when the flush returns.
+    // At the end of collection, buffers asked for while this flush ran (by the worker ahead of
+    // need, or by a drain on another thread) may have arrived after it handed everything back:
+    // they come back too, so that the client has every buffer back when the flush returns.
     std::vector<ClientBuffer> late;
     {
         std::unique_lock<std::mutex> lock(consumer_mutex_);
-        buffers_.changed().wait(lock, [this] { return !prefetching_ && !buffers_.asking(); });
-        if (!drain_all(lock)) {
-            buffers_.retire_all();
-            ++flushes_;
+        if (collection_stopped()) {
+            buffers_.changed().wait(lock, [this] { return !prefetching_ && !buffers_.asking(); });
+            if (!drain_all(lock)) buffers_.retire_all();
+            late = buffers_.take_completed();
+            if (!late.empty()) last_seq = buffers_.last_seq();
         }
-        late = buffers_.take_completed();
-        if (!late.empty()) last_seq = buffers_.last_seq();
     }
     deliver(late);
     {

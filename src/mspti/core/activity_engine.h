@@ -134,15 +134,20 @@ private:
     enum class Obtained { Ready, Retry, Declined, AtLimit };
     Obtained obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
     bool at_limit() const;
-    // Buffers the worker keeps ready to follow the current one: two, so that a worker kept off
-    // its core for the time one buffer takes to fill (a loaded machine) is not yet late.
-    static constexpr size_t kSparesAhead = 2;
+    // The worker asks for one buffer to follow the current one, once the current one is half
+    // full: a request the client would have seen soon anyway (docs/architecture.md, "Client
+    // buffers ahead of need"). A workload that fits one buffer never sees an early request.
+    static constexpr size_t kSparesAhead = 1;
+    static constexpr size_t kAskAheadFromPercent = 50;
     // Whether the worker should ask for a buffer to follow the current one (prefetch_spare).
     bool spare_wanted() const;
     // On the worker, no lock held: asks the client for such a buffer and faults its pages in;
     // false if none was wanted or the client gave none. prefetch_spares asks until none is wanted.
     bool prefetch_spare();
     void prefetch_spares();
+    // Whether no activity kind is enabled: nothing more will be recorded, so a flush hands back
+    // the buffers asked for ahead of need too (the end of collection).
+    static bool collection_stopped();
     bool buffer_available() const;
     // A producer under the lossless policy waits for a buffer to come back; false if it gave up.
     bool wait_below_limit(std::unique_lock<std::mutex> &lock);
@@ -168,7 +173,6 @@ private:
     clock::TickConverter ticks_;  // converts staged raw ticks (core/clock.h)
     bool prefetch_declined_ = false;  // the client declined the worker's last ask ahead of need
     bool prefetching_ = false;  // the worker is asking ahead of need (unlocked, in the callback)
-    uint64_t flushes_ = 0;  // flushes that handed every buffer back, so far
     int flushing_ = 0;  // flushes in progress (no ask ahead of need starts meanwhile)
     bool wait_stalled_ = false;  // a lossless wait timed out; no waiting until a buffer is back
     int active_walks_ = 0;
