@@ -94,7 +94,7 @@ void ActivityEngine::quarter_filled(ThreadStaging *s) {
     if (!t_in_request) {
         std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
         if (!lock.owns_lock()) return;
-        bool blocked = drain(lock, s, true);
+        bool blocked = drain(lock, s, true, true);
         bool completed = buffers_.has_completed() || spare_wanted();
         lock.unlock();
         // The worker hands buffers back, waits out the limit, and asks for the next buffer.
@@ -111,7 +111,7 @@ void ActivityEngine::free_retired_names() {
     if (t_in_request || t_in_complete > 0) return;
     std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return;
-    bool blocked = drain_all(lock);
+    bool blocked = drain_all(lock, true);
     bool completed = buffers_.has_completed();
     lock.unlock();
     if (!blocked) names::reclaim();
@@ -318,7 +318,8 @@ void copy_marker(uint8_t *to, const unsigned char *staged, const char *name, Thr
 
 }  // namespace
 
-bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
+bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain, bool defer,
+                           bool *deferred) {
     // Delivered counts are summed locally and published once per pass (and before any unlock).
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
@@ -360,6 +361,10 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                 s->ring.release_to(tail);
                 publish();
                 if (!may_obtain) return false;
+                if (defer && !buffers_.has_spare() && buffers_.asking()) {
+                    if (deferred != nullptr) *deferred = true;
+                    return false;  // the thread asking drains on with its buffer, or the next drain does
+                }
                 Obtained obtained = obtain_buffer(lock, size + name_bytes(kind, bytes));
                 if (obtained == Obtained::AtLimit) return true;  // records stay staged
                 if (obtained == Obtained::Declined) {
@@ -398,7 +403,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     }
 }
 
-bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
+bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock, bool defer) {
     // drain() may unlock to ask for a buffer. The list only grows at its head meanwhile, and
     // nothing is unlinked while any walk is in progress, so following `next` stays safe.
     // Marker names retired before a full drain are referenced by no staged record once it is
@@ -406,10 +411,11 @@ bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
     // limit leaves records staged, so their names wait for the next one.
     uint64_t names_ticket = names::seal();
     ++active_walks_;
-    bool blocked = false;
-    for (ThreadStaging *s = stagings_; s != nullptr && !blocked; s = s->next) blocked = drain(lock, s, true);
+    bool blocked = false, deferred = false;
+    for (ThreadStaging *s = stagings_; s != nullptr && !blocked; s = s->next)
+        blocked = drain(lock, s, true, defer, &deferred);
     if (--active_walks_ == 0) reclaim_retired();
-    if (blocked)
+    if (blocked || deferred)  // records left staged may point to the sealed names
         names::unseal(names_ticket);
     else
         names::drained(names_ticket);
@@ -599,7 +605,7 @@ void ActivityEngine::worker_main() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            blocked = drain_all(lock);
+            blocked = drain_all(lock, true);
             // With a flush period, hand back a partly filled buffer every half period.
             if (period != 0 && Clock::now() >= next_periodic) {
                 if (buffers_.current().data != nullptr && buffers_.current().valid > 0) buffers_.retire_current();

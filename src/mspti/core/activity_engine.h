@@ -128,8 +128,13 @@ private:
 
     // Consumer side; each takes the consumer lock held by `lock`. drain and drain_all return
     // true when they stopped at the limit of buffers in flight, leaving records staged.
-    bool drain_all(std::unique_lock<std::mutex> &lock);
-    bool drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain);
+    // With `defer`, a drain that needs a buffer while another thread is asking the client for one
+    // leaves its records staged (setting *deferred) rather than ask too: two asks at once gave the
+    // client a request msPTI's library would not make. The worker and producers defer; a flush and
+    // a producer whose ring is full do not.
+    bool drain_all(std::unique_lock<std::mutex> &lock, bool defer = false);
+    bool drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain, bool defer = false,
+               bool *deferred = nullptr);
     // Makes a client buffer with room for `need` bytes current; may unlock to ask the client.
     enum class Obtained { Ready, Retry, Declined, AtLimit };
     Obtained obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
