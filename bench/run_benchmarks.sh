@@ -17,6 +17,13 @@ run() {  # run NAME: bin/NAME -> $out/NAME.json, if it was built
   fi
 }
 
+# Markers in steady state (loops that fill 24 buffers) for every client; MSPTI_BENCH_BASELINE_LIB=DIR
+# also measures the libmspti in DIR in the same run (bench/steady_state.py).
+if [ -x "$build/bin/bench_steady_state" ]; then
+  echo "== steady_state" >&2
+  /usr/bin/python3 "$root/bench/steady_state.py" "$build" "$out/steady_state.json" \
+    ${MSPTI_BENCH_BASELINE_LIB:+--baseline-lib "$MSPTI_BENCH_BASELINE_LIB"}
+fi
 run bench_markers
 run bench_markers_notool
 # CPU time per mark, 2 producer threads against 1 (a plain program; its JSON on stdout).

@@ -37,7 +37,9 @@ uint8_t *BufferPool::acquire(size_t &size) {
         return b;
     }
     if (allocated_ >= limit_) return nullptr;
-    // malloc aligns to 16, more than the 8 the records need; pages are touched only as filled.
+    // malloc aligns to 16, more than the 8 the records need. Its pages are faulted in by libmspti
+    // when it asks ahead of need (on its worker); writing them here instead would also do it on
+    // an application thread when a producer asks (the first buffer).
     auto *b = static_cast<uint8_t *>(std::malloc(size_));
     if (b == nullptr) return nullptr;
     ++allocated_;

@@ -1,5 +1,7 @@
-// Activity buffers handed to libmspti: a bounded set of equal-sized buffers, recycled after
-// delivery. A request the pool cannot serve is declined (libmspti then counts the drop).
+// Activity buffers handed to libmspti: a bounded set of equal-sized buffers (set_buffer_size; at
+// most 256 MiB in all), recycled after delivery, so that each buffer's pages are faulted in once:
+// by libmspti's worker, which asks for buffers ahead of need and faults them in there. A request
+// the pool cannot serve is declined (libmspti then counts the drop).
 #pragma once
 
 #include <cstddef>

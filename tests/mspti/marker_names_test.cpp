@@ -1,6 +1,9 @@
 // Marker names are copied into the buffers of their records and their interned copies freed, so a
 // program that marks ever-new names ("step 1", "step 2", ...) keeps a flat memory footprint, and
 // a name stays valid for as long as the client keeps the buffer of its record.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -168,6 +171,58 @@ TEST_F(MarkerNames, KeptBuffersKeepTheirNamesWithoutAHold) {
         std::free(buffer);
     }
     EXPECT_EQ(index, 1000u);
+}
+
+// A thread's name cache is keyed by the message's address, so a reused buffer whose text changes
+// must be told apart by its text: short names are compared 16 bytes at a time (bytes after the
+// NUL ignored), and a message whose 16 bytes would cross into the next page is compared byte by
+// byte (the page after it is made unreadable: a read past the NUL there would crash the test).
+// Every record must carry the text its message held when it was marked.
+TEST_F(MarkerNames, AReusedBufferWhoseShortTextChangesGivesEachText) {
+    g_client.keep.store(true);
+    std::vector<std::string> expected;
+    char reused[64];
+    std::memset(reused, 'x', sizeof(reused));  // bytes after each NUL are not zero
+    for (const char *text : {"abc", "abd", "ab", "abc", "", "a", "abcdefghijklmno", "abcdefghijklmnp",
+                             "abcdefghijklmnop", "abcdefghijklmnoq", "abcdefghijklmno", "abc"}) {
+        std::memcpy(reused, text, std::strlen(text) + 1);
+        for (int i = 0; i < 3; ++i) {  // the first mark interns, the next two hit the cache
+            mstxMarkA(reused, nullptr);
+            expected.emplace_back(text);
+        }
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    auto *pages =
+        static_cast<char *>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ASSERT_NE(pages, MAP_FAILED);
+    ASSERT_EQ(mprotect(pages + page, page, PROT_NONE), 0);
+    char *at_end = pages + page - 3;  // "pg" and its NUL end the readable page
+    for (const char *text : {"pg", "ph", "pg"}) {
+        std::memcpy(at_end, text, 3);
+        for (int i = 0; i < 3; ++i) {
+            mstxMarkA(at_end, nullptr);
+            expected.emplace_back(text);
+        }
+    }
+    msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
+    msptiActivityFlushAll(1);
+    g_client.keep.store(false);
+    std::vector<std::pair<uint8_t *, size_t>> kept;
+    {
+        std::lock_guard<std::mutex> lock(g_client.mutex);
+        kept.swap(g_client.held);
+    }
+    std::vector<std::string> got;
+    for (auto [buffer, valid] : kept) {
+        msptiActivity *record = nullptr;
+        while (msptiActivityGetNextRecord(buffer, valid, &record) == MSPTI_SUCCESS) {
+            const char *name = reinterpret_cast<msptiActivityMarker *>(record)->name;
+            got.emplace_back(name);
+        }
+        std::free(buffer);
+    }
+    EXPECT_EQ(got, expected);
+    munmap(pages, 2 * page);
 }
 
 // The hold extension is kept for clients written against it: still checked, now without effect.

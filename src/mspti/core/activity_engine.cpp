@@ -12,6 +12,7 @@
 #include "core/buffer_limit.h"
 #include "core/clock.h"
 #include "core/marker_names.h"
+#include "core/page_prefault.h"
 
 namespace mspti {
 
@@ -67,7 +68,7 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
             {
                 std::unique_lock<std::mutex> lock(consumer_mutex_);
                 bool blocked = drain(lock, s, true);
-                completed = buffers_.has_completed();
+                completed = buffers_.has_completed() || spare_wanted();
                 if (blocked && buffer_limit::policy() == MSPTI_EXT_BUFFER_LIMIT_WAIT && t_in_complete == 0) {
                     if (completed) nudge();
                     retry = wait_below_limit(lock);
@@ -93,10 +94,11 @@ void ActivityEngine::quarter_filled(ThreadStaging *s) {
     if (!t_in_request) {
         std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
         if (!lock.owns_lock()) return;
-        bool blocked = drain(lock, s, true);
-        bool completed = buffers_.has_completed();
+        bool blocked = drain(lock, s, true, true);
+        bool completed = buffers_.has_completed() || spare_wanted();
         lock.unlock();
-        if (blocked || completed) nudge();  // the worker hands buffers back, and waits out the limit
+        // The worker hands buffers back, waits out the limit, and asks for the next buffer.
+        if (blocked || completed) nudge();
         return;
     }
     nudge();
@@ -109,7 +111,7 @@ void ActivityEngine::free_retired_names() {
     if (t_in_request || t_in_complete > 0) return;
     std::unique_lock<std::mutex> lock(consumer_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return;
-    bool blocked = drain_all(lock);
+    bool blocked = drain_all(lock, true);
     bool completed = buffers_.has_completed();
     lock.unlock();
     if (!blocked) names::reclaim();
@@ -185,8 +187,9 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
                 "buffer request callback returned %s buffer %p (size %zu): handed back empty, "
                 "records dropped",
                 size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
-            buffers_.make_current(ClientBuffers::fresh(data, size));
-            buffers_.retire_current();
+            // Not made current: another consumer may have installed a buffer while we asked,
+            // and overwriting it lost its records (never handed back).
+            buffers_.retire_unused(ClientBuffers::fresh(data, size));
             return Obtained::Declined;
         }
         buffers_.add_spare(ClientBuffers::fresh(data, size));
@@ -196,11 +199,77 @@ ActivityEngine::Obtained ActivityEngine::obtain_buffer(std::unique_lock<std::mut
         if (buffers_.current().data != nullptr) return Obtained::Retry;
     }
     buffers_.make_current(buffers_.take_spare());
+    prefetch_declined_ = false;  // a new buffer is being filled: the worker may ask for the next
     if (buffers_.current().size < need) {
         buffers_.retire_current();  // smaller than one record: hand it back empty
         return Obtained::Declined;
     }
     return Obtained::Ready;
+}
+
+bool ActivityEngine::spare_wanted() const {
+    // Records are flowing into a buffer past the threshold and none is ready to follow it. Not at
+    // the limit (the worker could not ask), nor after the client declined the last ask for this
+    // buffer (the producer asks for itself when it needs one, as before): both would wake the
+    // worker at every quarter ring for nothing.
+    const ClientBuffer &current = buffers_.current();
+    if (current.data == nullptr) return false;
+    const size_t used = current.valid + (current.size - current.names_at);  // records and names
+    return flushing_ == 0 && used >= current.size / 100 * kAskAheadFromPercent && buffers_.spares() < kSparesAhead &&
+           !buffers_.asking() && !prefetch_declined_ && request_.load(std::memory_order_relaxed) != nullptr &&
+           !at_limit();
+}
+
+bool ActivityEngine::collection_stopped() {
+    for (int kind = MSPTI_ACTIVITY_KIND_MARKER; kind < kKindCount; ++kind)
+        if (enabled(kind)) return false;
+    return true;
+}
+
+void ActivityEngine::prefetch_spares() {
+    for (size_t i = 0; i < kSparesAhead; ++i)
+        if (!prefetch_spare()) return;
+}
+
+bool ActivityEngine::prefetch_spare() {
+    // On the worker: the buffer that will follow the current one is asked for now, and its pages
+    // are faulted in, so that the producer that fills the current one takes it ready-made rather
+    // than run the request callback and take a page fault every 4 KiB on its own thread.
+    std::unique_lock<std::mutex> lock(consumer_mutex_);
+    if (!spare_wanted()) return false;
+    msptiBuffersCallbackRequestFunc request = request_.load(std::memory_order_acquire);
+    uint8_t *data = nullptr;
+    size_t size = 0, max_records = 0;
+    buffers_.request_begun();
+    prefetching_ = true;
+    lock.unlock();
+    t_in_request = true;
+    request(&data, &size, &max_records);
+    t_in_request = false;
+    const bool usable = data != nullptr && size != 0 && reinterpret_cast<uintptr_t>(data) % 8 == 0;
+    if (usable) prefault_pages(data, size);
+    lock.lock();
+    prefetching_ = false;
+    buffers_.changed().notify_all();  // a flush at the end of collection waits for an ask in progress
+    if (data == nullptr) {
+        buffers_.request_declined();
+        prefetch_declined_ = true;
+        return false;
+    }
+    buffers_.request_given(size);
+    if (!usable) {
+        // As in obtain_buffer: the client still owns it, so it goes back empty. No record was
+        // waiting for it, so none is dropped.
+        log(LogLevel::Error, "buffer request callback returned %s buffer %p (size %zu): handed back empty",
+            size == 0 ? "a zero-size" : "a not 8-byte aligned", static_cast<void *>(data), size);
+        buffers_.retire_unused(ClientBuffers::fresh(data, size));
+        prefetch_declined_ = true;
+        return false;
+    }
+    // Kept even if a flush ran meanwhile: an ordinary flush leaves spares for the records to come,
+    // and one at the end of collection waited for this ask and hands it back next.
+    buffers_.add_spare(ClientBuffers::fresh(data, size));
+    return true;
 }
 
 namespace {
@@ -249,7 +318,8 @@ void copy_marker(uint8_t *to, const unsigned char *staged, const char *name, Thr
 
 }  // namespace
 
-bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain) {
+bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain, bool defer,
+                           bool *deferred) {
     // Delivered counts are summed locally and published once per pass (and before any unlock).
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
@@ -291,6 +361,10 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                 s->ring.release_to(tail);
                 publish();
                 if (!may_obtain) return false;
+                if (defer && !buffers_.has_spare() && buffers_.asking()) {
+                    if (deferred != nullptr) *deferred = true;
+                    return false;  // the thread asking drains on with its buffer, or the next drain does
+                }
                 Obtained obtained = obtain_buffer(lock, size + name_bytes(kind, bytes));
                 if (obtained == Obtained::AtLimit) return true;  // records stay staged
                 if (obtained == Obtained::Declined) {
@@ -329,7 +403,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     }
 }
 
-bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
+bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock, bool defer) {
     // drain() may unlock to ask for a buffer. The list only grows at its head meanwhile, and
     // nothing is unlinked while any walk is in progress, so following `next` stays safe.
     // Marker names retired before a full drain are referenced by no staged record once it is
@@ -337,10 +411,11 @@ bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock) {
     // limit leaves records staged, so their names wait for the next one.
     uint64_t names_ticket = names::seal();
     ++active_walks_;
-    bool blocked = false;
-    for (ThreadStaging *s = stagings_; s != nullptr && !blocked; s = s->next) blocked = drain(lock, s, true);
+    bool blocked = false, deferred = false;
+    for (ThreadStaging *s = stagings_; s != nullptr && !blocked; s = s->next)
+        blocked = drain(lock, s, true, defer, &deferred);
     if (--active_walks_ == 0) reclaim_retired();
-    if (blocked)
+    if (blocked || deferred)  // records left staged may point to the sealed names
         names::unseal(names_ticket);
     else
         names::drained(names_ticket);
@@ -395,6 +470,28 @@ void ActivityEngine::flush_all() {
     if (void (*device)() = device_flush_.load(std::memory_order_acquire)) device();
     // At the limit of buffers in flight a flush does not drop: it hands back what is full,
     // waits for buffers to come back if others are handing them back, and drains on.
+    // A buffer asked for ahead of need and not used yet stays for the records to come: handing it
+    // back empty would show the client a request and a complete that msPTI's library never makes
+    // (docs/architecture.md, "Client buffers ahead of need"). Only at the end of collection (no
+    // kind enabled) does it go back too, so that the client then has every buffer back.
+    // No ask ahead of need starts while a flush runs (spare_wanted).
+    struct Flushing {
+        ActivityEngine &e;
+        explicit Flushing(ActivityEngine &engine) : e(engine) {
+            std::lock_guard<std::mutex> lock(e.consumer_mutex_);
+            ++e.flushing_;
+        }
+        ~Flushing() {
+            std::lock_guard<std::mutex> lock(e.consumer_mutex_);
+            --e.flushing_;
+        }
+    } flushing(*this);
+    auto retire_filled = [this] {
+        if (collection_stopped())
+            buffers_.retire_all();  // the spares too
+        else if (buffers_.current().data != nullptr)
+            buffers_.retire_current();
+    };
     uint64_t last_seq;
     for (;;) {
         std::vector<ClientBuffer> batch;
@@ -402,7 +499,7 @@ void ActivityEngine::flush_all() {
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
             blocked = drain_all(lock);
-            if (!blocked) buffers_.retire_all();
+            if (!blocked) retire_filled();
             batch = buffers_.take_completed();
             last_seq = buffers_.last_seq();
             if (blocked && batch.empty()) {
@@ -417,6 +514,20 @@ void ActivityEngine::flush_all() {
         if (!blocked) break;
     }
     if (t_in_complete > 0) return;  // waiting for other deliveries from inside one could deadlock
+    // At the end of collection, buffers asked for while this flush ran (by the worker ahead of
+    // need, or by a drain on another thread) may have arrived after it handed everything back:
+    // they come back too, so that the client has every buffer back when the flush returns.
+    std::vector<ClientBuffer> late;
+    {
+        std::unique_lock<std::mutex> lock(consumer_mutex_);
+        if (collection_stopped()) {
+            buffers_.changed().wait(lock, [this] { return !prefetching_ && !buffers_.asking(); });
+            if (!drain_all(lock)) buffers_.retire_all();
+            late = buffers_.take_completed();
+            if (!late.empty()) last_seq = buffers_.last_seq();
+        }
+    }
+    deliver(late);
     {
         std::unique_lock<std::mutex> lock(consumer_mutex_);
         buffers_.changed().wait(lock, [&] { return buffers_.handed_back_through(last_seq); });
@@ -494,7 +605,7 @@ void ActivityEngine::worker_main() {
         bool blocked;
         {
             std::unique_lock<std::mutex> lock(consumer_mutex_);
-            blocked = drain_all(lock);
+            blocked = drain_all(lock, true);
             // With a flush period, hand back a partly filled buffer every half period.
             if (period != 0 && Clock::now() >= next_periodic) {
                 if (buffers_.current().data != nullptr && buffers_.current().valid > 0) buffers_.retire_current();
@@ -504,6 +615,10 @@ void ActivityEngine::worker_main() {
         }
         names::reclaim();  // frees memory: not under the consumer lock
         deliver(batch);
+        // After handing buffers back, not before: a client whose request callback waits for a
+        // buffer to come back (a fixed pool) gets one, and a client that frees buffers in its
+        // complete callback may get the same memory, its pages still present, for the next.
+        if (!blocked) prefetch_spares();
         if (Clock::now() >= next_calibration)
             next_calibration = Clock::now() + std::chrono::milliseconds(clock::recalibrate());
 
@@ -587,6 +702,9 @@ void ActivityEngine::fork_child() {
     }
     active_walks_ = 0;  // walks in progress at the fork (unlocked in a callback) never resume here
     buffers_.restart_after_fork();
+    prefetch_declined_ = false;
+    prefetching_ = false;  // the worker asking at the fork is the parent's
+    flushing_ = 0;  // so are flushes in progress on other threads
     wait_stalled_ = false;
     counters_.reset();  // the child's statistics count the child's records only
     // The worker did not survive the fork; its handle names a thread of the parent, so it is

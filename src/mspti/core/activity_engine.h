@@ -128,12 +128,31 @@ private:
 
     // Consumer side; each takes the consumer lock held by `lock`. drain and drain_all return
     // true when they stopped at the limit of buffers in flight, leaving records staged.
-    bool drain_all(std::unique_lock<std::mutex> &lock);
-    bool drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain);
+    // With `defer`, a drain that needs a buffer while another thread is asking the client for one
+    // leaves its records staged (setting *deferred) rather than ask too: two asks at once gave the
+    // client a request msPTI's library would not make. The worker and producers defer; a flush and
+    // a producer whose ring is full do not.
+    bool drain_all(std::unique_lock<std::mutex> &lock, bool defer = false);
+    bool drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain, bool defer = false,
+               bool *deferred = nullptr);
     // Makes a client buffer with room for `need` bytes current; may unlock to ask the client.
     enum class Obtained { Ready, Retry, Declined, AtLimit };
     Obtained obtain_buffer(std::unique_lock<std::mutex> &lock, size_t need);
     bool at_limit() const;
+    // The worker asks for one buffer to follow the current one, once the current one is half
+    // full: a request the client would have seen soon anyway (docs/architecture.md, "Client
+    // buffers ahead of need"). A workload that fits one buffer never sees an early request.
+    static constexpr size_t kSparesAhead = 1;
+    static constexpr size_t kAskAheadFromPercent = 50;
+    // Whether the worker should ask for a buffer to follow the current one (prefetch_spare).
+    bool spare_wanted() const;
+    // On the worker, no lock held: asks the client for such a buffer and faults its pages in;
+    // false if none was wanted or the client gave none. prefetch_spares asks until none is wanted.
+    bool prefetch_spare();
+    void prefetch_spares();
+    // Whether no activity kind is enabled: nothing more will be recorded, so a flush hands back
+    // the buffers asked for ahead of need too (the end of collection).
+    static bool collection_stopped();
     bool buffer_available() const;
     // A producer under the lossless policy waits for a buffer to come back; false if it gave up.
     bool wait_below_limit(std::unique_lock<std::mutex> &lock);
@@ -157,6 +176,9 @@ private:
     ThreadStaging *stagings_ = nullptr;
     ClientBuffers buffers_;
     clock::TickConverter ticks_;  // converts staged raw ticks (core/clock.h)
+    bool prefetch_declined_ = false;  // the client declined the worker's last ask ahead of need
+    bool prefetching_ = false;  // the worker is asking ahead of need (unlocked, in the callback)
+    int flushing_ = 0;  // flushes in progress (no ask ahead of need starts meanwhile)
     bool wait_stalled_ = false;  // a lossless wait timed out; no waiting until a buffer is back
     int active_walks_ = 0;
     KindCounters counters_;

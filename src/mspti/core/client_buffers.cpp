@@ -12,6 +12,13 @@ void ClientBuffers::retire_current() {
     changed_.notify_all();
 }
 
+void ClientBuffers::retire_unused(const Buffer &b) {
+    Buffer done = b;
+    done.seq = next_seq_++;
+    completed_.push_back(done);
+    changed_.notify_all();
+}
+
 void ClientBuffers::retire_all() {
     if (current_.data != nullptr) retire_current();
     for (const Buffer &spare : spares_) {

@@ -36,6 +36,9 @@ public:
         ++current_number_;
     }
     bool has_spare() const { return !spares_.empty(); }
+    size_t spares() const { return spares_.size(); }
+    // Whether a buffer is being asked for (by any thread) at this moment.
+    bool asking() const { return asking_ > 0; }
     void add_spare(const Buffer &b) { spares_.push_back(b); }
     Buffer take_spare() {
         Buffer b = spares_.back();
@@ -69,6 +72,9 @@ public:
 
     // The current buffer is complete: it joins those waiting to be handed back.
     void retire_current();
+    // `b`, never made current (a buffer asked for ahead of need that cannot hold records), is
+    // handed back as it is: the client owns it.
+    void retire_unused(const Buffer &b);
     // The current buffer and every spare are complete (a flush).
     void retire_all();
     bool has_completed() const { return !completed_.empty(); }

@@ -18,7 +18,7 @@ constexpr size_t kShards =
     16;  // fork() holds them all, beside the string table's 32 (TSan tracks at most 64 held locks)
 
 Node *mutable_node(const char *name) { return const_cast<Node *>(node_of(name)); }
-size_t node_bytes(size_t length) { return sizeof(Node) + length + 1; }
+size_t node_bytes(size_t length) { return sizeof(Node) + (length + 1 > kTextReadable ? length + 1 : kTextReadable); }
 
 struct Shard {
     std::mutex mutex;
@@ -70,7 +70,8 @@ const char *acquire(const char *text, size_t length) {
     Node *node = new (memory)
         Node{g_next_serial.fetch_add(1, std::memory_order_relaxed), 1, static_cast<uint32_t>(index), length};
     std::memcpy(node->text(), text, length);
-    node->text()[length] = '\0';
+    // The NUL, and zeros up to kTextReadable: a short name is compared 16 bytes at a time.
+    std::memset(node->text() + length, 0, node_bytes(length) - sizeof(Node) - length);
     shard.names.emplace(std::string_view(node->text(), length), node);
     g_live.fetch_add(1, std::memory_order_relaxed);
     g_bytes.fetch_add(node_bytes(length), std::memory_order_relaxed);

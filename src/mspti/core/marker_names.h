@@ -39,6 +39,9 @@ void release(const char *name);
 // process, need no copy, and may sit at any address, so the pointer itself cannot carry a tag.
 constexpr int kStagedInternedName = 1 << 30;
 inline const Node *node_of(const char *interned) { return reinterpret_cast<const Node *>(interned) - 1; }
+// Bytes readable from an interned name's start, its NUL and zero padding included, however short
+// it is: a producer compares names shorter than this with one wide load (mstx::ThreadMarkers).
+constexpr size_t kTextReadable = 16;
 
 // Consumer (under the engine's consumer lock, before a full drain): names retired so far form
 // a batch; returns its ticket.

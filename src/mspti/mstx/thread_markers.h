@@ -7,6 +7,14 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "core/marker_names.h"
+
+// Names shorter than 16 bytes are compared with one 16-byte load each (same_text); sanitized
+// builds compare with strcmp, as they would report the read past a message's NUL.
+#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#include <emmintrin.h>
+#define MSPTI_WIDE_NAME_COMPARE 1
+#endif
 
 namespace mspti::mstx {
 
@@ -67,7 +75,23 @@ private:
         auto v = reinterpret_cast<uintptr_t>(p);
         return static_cast<unsigned>((v >> 3) ^ (v >> 9)) & (kCacheSize - 1);
     }
-    static bool same_text(const char *a, const char *b) { return std::strcmp(a, b) == 0; }
+    // Whether `message` still holds the text of `interned`, its cache entry's name. A short name
+    // takes one 16-byte load from each instead of a call to strcmp (about 20 instructions a mark):
+    // an interned text has 16 bytes readable (names::kTextReadable), and the message's 16 are
+    // read only when they lie in one 4 KiB block, so a read past its NUL cannot fault.
+    static bool same_text(const char *message, const char *interned) {
+#ifdef MSPTI_WIDE_NAME_COMPARE
+        const size_t length = names::node_of(interned)->length;
+        if (length < names::kTextReadable && (reinterpret_cast<uintptr_t>(message) & 4095) <= 4096 - 16) {
+            const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(message));
+            const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(interned));
+            const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)));
+            const unsigned need = (2u << length) - 1;  // bytes 0..length: the text and its NUL
+            return (equal & need) == need;
+        }
+#endif
+        return std::strcmp(message, interned) == 0;
+    }
     const char *intern_slow(Entry &entry, const char *message);
     void take_id_block();
 
