@@ -15,6 +15,7 @@ import re
 import sqlite3
 import subprocess
 import tempfile
+import threading
 
 import pytest
 
@@ -197,15 +198,20 @@ def full_for_good(small_tmpfs, fmt):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_tmpfs_full_for_a_while(roomy_tmpfs, fmt):
     """A real disk full while the first half runs, with space again for the second: the second
-    half is in the file, the first half's lost windows are counted."""
+    half is in the file, the lost windows of the first (whatever records they held) are counted."""
     out = os.path.join(roomy_tmpfs, "out")
     st = os.statvfs(roomy_tmpfs)
     filler = os.path.join(roomy_tmpfs, "filler")
-    with open(filler, "wb") as f:  # leave 512 kB: the file's start fits, the first half does not
-        f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - 512 * 1024))
+    # Room for the file's start, not for the first half (gzip: ten times smaller).
+    room = (48 if fmt == "json.gz" else 512) * 1024
+    with open(filler, "wb") as f:
+        f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - room))
+    iters = 400  # a shorter run: the writer has less to do at exit on a loaded machine
     cmd = [MSPTI_TRACE, "-o", out, *FORMATS[fmt], "--flush-ms", "20", "--",
-           WORKLOAD, *WORKLOAD_ARGS, "--phase2"]
+           WORKLOAD, "--warmup", str(WARMUP), "--iters", str(iters), "--kernels", str(KERNELS), "--phase2"]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(300, p.kill)  # a run that never fails would wait for stdin forever
+    watchdog.start()
     try:
         # The first failure is said on stderr: then space comes back, and the second half runs.
         err = []
@@ -221,6 +227,7 @@ def test_tmpfs_full_for_a_while(roomy_tmpfs, fmt):
         err.append(p.stderr.read())
         code = p.wait(timeout=240)
     finally:
+        watchdog.cancel()
         if p.poll() is None:
             p.kill()
     stderr = "".join(err)
@@ -228,8 +235,8 @@ def test_tmpfs_full_for_a_while(roomy_tmpfs, fmt):
     path = trace_file(out, fmt)
     kernels, _, stats, _ = read_all_strictly(path)
     # Twice the iterations: the first half was (partly) lost, the second is in the file.
-    expected = (WARMUP + 2 * ITERS) * KERNELS
+    expected = (WARMUP + 2 * iters) * KERNELS
     assert stats["produced.kernel"] == expected
     assert kernels + stats["dropped.kernel"] == expected, (kernels, stats)
-    assert ITERS * KERNELS <= kernels < expected and stats["lost_to_write_failures"] > 0, (kernels, stats)
+    assert kernels >= iters * KERNELS and stats["lost_to_write_failures"] > 0, (kernels, stats)
     assert len([line for line in stderr.splitlines() if "cannot write" in line]) == 1, stderr[-3000:]
