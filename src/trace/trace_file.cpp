@@ -48,8 +48,7 @@ bool TraceFile::append(const void *data, size_t n) {
     // The window and the space held back are allocated first: a window that does not fit fails
     // before any of it is written, and the held space stays.
     if (err == 0 && can_hold_) {
-        if (::fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(size_), static_cast<off_t>(n + kHeldBytes)) ==
-            0)
+        if (::fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(size_), static_cast<off_t>(n + kHeldBytes)) == 0)
             held_end_ = std::max(held_end_, size_ + n + kHeldBytes);
         else if (errno == EOPNOTSUPP || errno == ENOSYS)
             can_hold_ = false;
