@@ -126,9 +126,9 @@ def test_no_fault_no_loss(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("fault", ["enospc@FROM+10000", "eio@FROM+10000", "enospc@FROM"])
+@pytest.mark.parametrize("fault", ["enospc@FROM+1", "eio@FROM+1", "enospc@FROM"])
 def test_injected_write_failures(tmp_path, fmt, fault):
-    """ENOSPC or EIO for a window of 10 kB of writes (transient: one failed window of pftrace or JSON, a few SQLite commits that fail on their first page), or ENOSPC from there on
+    """ENOSPC or EIO for the one write that meets byte FROM (transient: one window lost), or ENOSPC from FROM on
     (permanent): the file reads to its end, the losses are counted, writing resumes after a
     transient fault, and the exit code is 3 (the program's own, 0, with --allow-loss)."""
     transient = "+" in fault
