@@ -1,7 +1,8 @@
 """The mspti-trace launcher (docs/trace.md, "Command line").
 
     mspti-trace [-o DIR] [--kinds LIST] [--format pftrace|json|sqlite] [--gzip]
-                [--delay S] [--duration S] [--capture-range NAME] [--flush-ms MS] -- PROGRAM ARGS...
+                [--delay S] [--duration S] [--capture-range NAME] [--flush-ms MS] [--allow-loss]
+                -- PROGRAM ARGS...
     mspti-trace merge|summary|report|analyze ARGS...
     mspti-trace --version
 """
@@ -12,11 +13,13 @@ import importlib
 import json
 import os
 import shutil
+import secrets
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 
 from . import text
@@ -108,6 +111,9 @@ def _parse(argv, version):
     p.add_argument("--capture-range", metavar="NAME", help="record only inside mstx ranges named NAME")
     p.add_argument("--flush-ms", type=int, default=250, metavar="MS", help="write to disk every MS ms (default 250)")
     p.add_argument("--force", action="store_true", help="write into an -o DIR that is not empty")
+    p.add_argument("--allow-loss", action="store_true",
+                   help="exit with the program's code even when records were lost to write failures "
+                        "(disk full, I/O errors); without it such a run exits with code 3")
     p.add_argument("--version", action="version", version=f"mspti-trace {version}")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
     ns = p.parse_args(argv)
@@ -224,6 +230,77 @@ def _close_databases(out):
             print(f"mspti-trace: {name}: left in WAL mode ({e})", file=sys.stderr)
 
 
+LOSS_EXIT_CODE = 3
+
+
+class _LossListener:
+    """Collects what the traced processes say about write failures (libmspti_trace's loss.cpp):
+    datagrams on an abstract Unix socket named in MSPTI_TRACE_NOTIFY. Needs no file system, so it
+    works when the disk is full."""
+
+    def __init__(self):
+        self.name = f"mspti-trace-{os.getpid()}-{secrets.token_hex(8)}"
+        self.messages = []
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self._sock.bind("\0" + self.name)
+        self._thread = threading.Thread(target=self._listen, daemon=True)
+        self._thread.start()
+
+    def _listen(self):
+        while True:
+            data = self._sock.recv(65536)
+            if data == b"end":
+                return
+            self.messages.append(data.decode("utf-8", "replace").split("\t"))
+
+    def close(self):
+        """Everything sent before this call (datagrams keep their order): the traced processes
+        have ended, so every message they sent is queued ahead of ours."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            s.sendto(b"end", "\0" + self.name)
+        self._thread.join()
+        self._sock.close()
+
+    def losses(self):
+        """{path: {"lost": N or None (still unknown: the process did not end its trace), "counted": bool}}."""
+        out = {}
+        for m in self.messages:
+            if len(m) >= 2 and m[0] in ("failed", "lost"):
+                entry = out.setdefault(m[1], {"lost": None, "counted": False})
+                if m[0] == "lost" and len(m) >= 4 and m[2].isdigit():
+                    entry.update(lost=int(m[2]), counted=m[3] == "counted")
+        # A failed window that held no records (track descriptors only) lost nothing.
+        return {path: e for path, e in out.items() if e["lost"] != 0}
+
+
+def _report_losses(losses, code, allow):
+    """One line per file that lost records; the exit code (LOSS_EXIT_CODE unless allowed)."""
+    for path, e in sorted(losses.items()):
+        n = "an unknown number of" if e["lost"] is None else str(e["lost"])
+        where = "counted as dropped in its stats" if e["counted"] else "NOT in its stats (the file could not take them)"
+        print(f"mspti-trace: {path}: {n} records lost to write failures ({where})", file=sys.stderr)
+    if allow or code != 0:
+        return code
+    print(f"mspti-trace: exit code {LOSS_EXIT_CODE}: records were lost (--allow-loss keeps the program's "
+          "exit code)", file=sys.stderr)
+    return LOSS_EXIT_CODE
+
+
+def _write_meta(meta_path, meta):
+    """meta.json rewritten whole or not at all (a full disk keeps the version written at the start)."""
+    tmp = meta_path + ".tmp"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(meta, f, indent=1)
+        os.replace(tmp, meta_path)
+    except OSError as e:
+        print(f"mspti-trace: cannot update {meta_path}: {e.strerror}", file=sys.stderr)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 def run(ns, lib_dir, child_python=None):
     try:
         libmspti, _ = choose_libmspti(os.environ, lib_dir)
@@ -275,9 +352,12 @@ def run(ns, lib_dir, child_python=None):
         _discard(out, created)
         return 2
     print(f"mspti-trace: writing to {out}", file=sys.stderr, flush=True)
+    listener = _LossListener()
+    env["MSPTI_TRACE_NOTIFY"] = listener.name
     try:
         child = subprocess.Popen(ns.command, env=env)
     except OSError as e:
+        listener.close()
         print(f"mspti-trace: cannot run {ns.command[0]}: {e.strerror}", file=sys.stderr)
         _discard(out, created)
         return 127
@@ -292,13 +372,16 @@ def run(ns, lib_dir, child_python=None):
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+    listener.close()
+    losses = listener.losses()
     meta["exit_code"] = code
     meta["end_ns"] = time.time_ns()
-    with open(meta_path, "w") as f:
-        json.dump(meta, f, indent=1)
+    if losses:
+        meta["write_failures"] = losses
+    _write_meta(meta_path, meta)
     _close_databases(out)
     _end_of_run_summary(out)
-    return code
+    return _report_losses(losses, code, ns.allow_loss) if losses else code
 
 
 def _end_of_run_summary(out):

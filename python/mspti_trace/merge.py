@@ -161,19 +161,74 @@ def _pid_plan(processes):
     return plan
 
 
-def merge_pftrace(processes, shift, out_path):
+_CHUNK = 1 << 22  # bytes read at a time: merge holds a chunk or so per file, whatever the files' size
+
+
+def _whole_packets(buf, end):
+    """(payload spans, where the whole packets end, damaged) of the Trace.packet fields at the
+    start of buf[:end]. A packet cut by the end of buf ends the scan (more may follow); a field
+    that is not a packet (a damaged file) ends it too, with damaged set."""
+    spans = []
+    append = spans.append
+    pos = 0
+    while pos < end:
+        if buf[pos] != 0x0A:  # Trace.packet, length-delimited
+            return spans, pos, True
+        p = pos + 1
+        n = shift = 0
+        while True:
+            if p >= end:
+                return spans, pos, False
+            b = buf[p]
+            p += 1
+            n |= (b & 0x7F) << shift
+            if b < 0x80:
+                break
+            shift += 7
+            if shift > 63:
+                return spans, pos, True
+        if p + n > end:
+            return spans, pos, False
+        append((p, p + n))
+        pos = p + n
+    return spans, pos, False
+
+
+def _copy_packets(src, out, mapper, path, log):
+    """Streams src's whole packets to out, rewritten by mapper (copied as they are when it changes
+    nothing); stops at a packet cut short or at damage, with a warning. Returns the packet count."""
+    identity = not mapper.delta and mapper.new is None
+    buf = bytearray()
+    done = total = 0
+    while True:
+        data = src.read(_CHUNK)
+        buf += data
+        spans, pos, damaged = _whole_packets(buf, len(buf))
+        if identity:
+            with memoryview(buf) as view:
+                out.write(view[:pos])
+        else:
+            for s, e in spans:
+                out.write(_field(1, 2, mapper.packet(bytes(buf[s:e]))))
+        total += len(spans)
+        done += pos
+        del buf[:pos]
+        if damaged or not data:
+            if buf:
+                print(f"mspti-trace merge: warning: {path}: {'damaged' if damaged else 'cut short'} at offset "
+                      f"{done}; merged the {total} whole packets before it", file=log)
+            return total
+
+
+def merge_pftrace(processes, shift, out_path, log=sys.stderr):
+    """Packets copied file by file, streamed: memory stays a few chunks whatever the sizes."""
     plan = _pid_plan(processes)
     total = 0
     with open(out_path, "wb") as out:
         for p in processes:
-            with open(p.path, "rb") as f:
-                data = f.read()
             old, new = plan[p.path]
-            mapper = _PacketMapper(shift[p.path], old, new)
-            for raw in pr.read_packets(data):
-                packet = mapper.packet(raw)
-                out.write(_field(1, 2, packet))
-                total += 1
+            with open(p.path, "rb") as f:
+                total += _copy_packets(f, out, _PacketMapper(shift[p.path], old, new), p.path, log)
     return total
 
 
@@ -266,7 +321,7 @@ def merge(directories, out_path, align=True, log=sys.stderr):
     shift = {p.path: offsets[h] for h, procs in groups.items() for p in procs}
     processes = sorted((p for procs in groups.values() for p in procs), key=lambda p: p.sort_key())
     if fmt == "pftrace":
-        merge_pftrace(processes, shift, out_path)
+        merge_pftrace(processes, shift, out_path, log)
     else:
         base, events = (_json_events if fmt == "json" else _model_events)(processes, shift)
         write_json(out_path, base, events, offsets)

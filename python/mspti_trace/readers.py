@@ -18,6 +18,7 @@ from .model import (API_CATEGORIES, COLLECTIVE_CATEGORIES, MARKER, Process, Slic
                     parse_name)
 
 STATS_EVENT = "mspti-trace stats"
+LOST_KEY = "lost_to_write_failures"
 NO_END = " (no end)"
 _SYNC_STREAM = 0xFFFFFFFF
 _MEMCPY_NAMES = {0: "Memcpy Unknown", 1: "Memcpy HtoH", 2: "Memcpy HtoD", 3: "Memcpy DtoH",
@@ -40,6 +41,10 @@ def read(path):
             read_sqlite(path, proc)
     except Exception as e:  # noqa: BLE001 -- a damaged file: keep what was read before, say why, go on
         proc.warnings.append(f"{path}: {_why(e)}; kept what was read before the damage")
+    lost = getattr(proc, "write_lost", 0)
+    if lost:
+        proc.warnings.append(f"{path}: {lost} records were lost to write failures (disk full or I/O errors) "
+                             "while tracing; they are counted as dropped")
     _sanitize(proc)
     return proc
 
@@ -88,6 +93,9 @@ def _stats(proc, args):
             continue
         if key == "per_kind_stats_unavailable":  # libmspti has no msptiExtActivityGetStats
             proc.stats_unavailable = bool(value)
+            continue
+        if key == LOST_KEY:  # records whose window could not be written (already in dropped.K)
+            proc.write_lost = value
             continue
         what, _, kind = key.partition(".")
         if what in ("dropped", "produced", "delivered") and kind:
@@ -746,6 +754,8 @@ def _read_sqlite(db, proc):
             proc.unended_ranges = int(dropped or 0)
         elif kind == "per_kind_stats_unavailable":
             proc.stats_unavailable = bool(dropped)
+        elif kind == LOST_KEY:
+            proc.write_lost = int(dropped or 0)
         else:
             proc.stats[kind] = {"produced": int(produced or 0), "delivered": int(delivered or 0),
                                 "dropped": int(dropped or 0)}

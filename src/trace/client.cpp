@@ -20,6 +20,7 @@
 #include "mspti/mspti.h"
 #include "sigterm.h"
 #include "writer.h"
+#include "write_fault.h"
 
 namespace mspti_trace {
 namespace {
@@ -127,7 +128,7 @@ void sync_on_signal() {
 
 __attribute__((constructor)) void init() {
     std::string error;
-    if (!config().load(error)) {
+    if (!config().load(error) || !load_write_fault(error)) {
         std::fprintf(stderr, "mspti-trace: %s; this process is not traced\n", error.c_str());
         return;
     }

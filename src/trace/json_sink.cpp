@@ -4,21 +4,25 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <cstdio>
 #include <cstring>
+
+#include "loss.h"
 
 namespace mspti_trace {
 
 JsonSink::~JsonSink() { close(); }
 
 bool JsonSink::open(const std::string &path, std::string &error) {
-    if (gzip_)
-        gz_ = gzopen(path.c_str(), "wb6");
-    else
-        file_ = std::fopen(path.c_str(), "wbe");
-    if (gz_ == nullptr && file_ == nullptr) {
-        error = "cannot create " + path + ": " + std::strerror(errno);
+    if (!file_.open(path, error)) return false;
+    // Raw deflate; the gzip header and trailer are written here (the trailer covers what is written).
+    if (gzip_ && deflateInit2(&zs_, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        error = "zlib: cannot start compressing " + path;
+        file_.close();
         return false;
     }
+    deflating_ = gzip_;
+    crc_ = crc32(0, nullptr, 0);
     char head[512];
     std::snprintf(head, sizeof head,
                   "{\"displayTimeUnit\": \"ns\",\n\"distributedInfo\": {\"rank\": %d, \"world_size\": %d, "
@@ -33,6 +37,8 @@ bool JsonSink::open(const std::string &path, std::string &error) {
     str(name.c_str());
     out_ += "}},\n{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": " + std::to_string(pid_) +
             ", \"args\": {\"sort_index\": " + std::to_string(config_.rank >= 0 ? config_.rank : 0) + "}},\n";
+    head_.swap(out_);
+    if (gzip_) head_.insert(0, "\x1f\x8b\x08\0\0\0\0\0\0\xff", 10);  // gzip header: deflate, no name, Unix
     return true;
 }
 
@@ -85,10 +91,15 @@ void JsonSink::track(const Track &t) {
     tids_[t.index] = tid;
     // Streams are named with their device ("device D · stream S"); lanes after their track.
     names_[t.index] = t.kind == Track::kStream ? names_[t.parent] + " \xC2\xB7 " + t.name : t.name;
+    thread_name(t.index);
+}
+
+void JsonSink::thread_name(uint32_t track) {
+    uint64_t tid = tids_[track];
     if (tid == 0) return;
     out_ += "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " + std::to_string(pid_) +
             ", \"tid\": " + std::to_string(tid) + ", \"args\": {\"name\": ";
-    str(names_[t.index].c_str());
+    str(names_[track].c_str());
     out_ += "}},\n";
 }
 
@@ -165,11 +176,19 @@ void JsonSink::counter(uint32_t, const char *name, uint64_t ts, int64_t value) {
 
 void JsonSink::stats(const Stats &st, uint64_t ts, bool final) {
     if (!final) return;
+    final_stats_ = st;
+    final_ts_ = ts;
+    have_final_ = true;
+    stats_event(st, ts);
+}
+
+void JsonSink::stats_event(const Stats &st, uint64_t ts) {
     out_ += "{\"ph\": \"i\", \"s\": \"p\", \"pid\": " + std::to_string(pid_) + ", \"tid\": 0, \"ts\": ";
     us(ts);
     out_ += ", \"name\": \"mspti-trace stats\", \"cat\": \"mspti-trace\", \"args\": {\"filtered\": " +
             std::to_string(st.filtered) + ", \"unmatched_ranges\": " + std::to_string(st.unmatched_ranges);
     if (!st.per_kind) out_ += ", \"per_kind_stats_unavailable\": 1";
+    if (st.lost != 0) out_ += ", \"lost_to_write_failures\": " + std::to_string(st.lost);
     for (int k = 1; st.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
         if (!traced_kind(k)) continue;
         std::string kn = kind_name(static_cast<msptiActivityKind>(k));
@@ -180,28 +199,75 @@ void JsonSink::stats(const Stats &st, uint64_t ts, bool final) {
     out_ += "}},\n";
 }
 
-void JsonSink::flush() {
-    if (out_.empty()) return;
-    if (gz_ != nullptr) {
-        gzwrite(gz_, out_.data(), static_cast<unsigned>(out_.size()));
-        gzflush(gz_, Z_SYNC_FLUSH);  // a file cut short still inflates up to here
-    } else if (file_ != nullptr) {
-        std::fwrite(out_.data(), 1, out_.size(), file_);
-        std::fflush(file_);
+bool JsonSink::write(const std::string &text, bool finish, bool held) {
+    const std::string &head = head_;
+    if (!gzip_) {
+        std::string joined;
+        const std::string &whole = head.empty() ? text : (joined = head + text);
+        return held ? file_.append_held(whole.data(), whole.size()) : file_.append(whole.data(), whole.size());
     }
+    // The gzip header goes with the first window; each window ends on a full flush (no reference
+    // to what came before), so leaving one out leaves a valid deflate stream.
+    std::string plain = head.empty() ? text : head.substr(10) + text;
+    deflated_.assign(head.empty() ? "" : head.substr(0, 10));
+    zs_.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(plain.data()));
+    zs_.avail_in = static_cast<uInt>(plain.size());
+    int flush = finish ? Z_FINISH : Z_FULL_FLUSH;
+    int rc;
+    do {
+        char buf[16384];
+        zs_.next_out = reinterpret_cast<Bytef *>(buf);
+        zs_.avail_out = sizeof buf;
+        rc = deflate(&zs_, flush);
+        deflated_.append(buf, sizeof buf - zs_.avail_out);
+    } while (rc == Z_OK && (zs_.avail_out == 0 || zs_.avail_in != 0 || (finish && rc != Z_STREAM_END)));
+    uLong crc = crc32(crc_, reinterpret_cast<const Bytef *>(plain.data()), static_cast<uInt>(plain.size()));
+    uint64_t isize = isize_ + plain.size();
+    if (finish) {
+        for (uint64_t v : {static_cast<uint64_t>(crc), isize & 0xFFFFFFFFu})
+            for (int i = 0; i < 4; ++i) deflated_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+    }
+    bool ok =
+        held ? file_.append_held(deflated_.data(), deflated_.size()) : file_.append(deflated_.data(), deflated_.size());
+    if (ok) {
+        crc_ = crc;
+        isize_ = isize;
+    } else if (finish) {
+        deflateReset(&zs_);  // a raw stream again: the next try starts a fresh run of blocks
+    }
+    return ok;
+}
+
+void JsonSink::flush() {
+    if (out_.empty() || !file_.is_open()) return;
+    if (write(out_, false, false)) {
+        head_.clear();
+        out_.clear();
+        return;
+    }
+    // The window is left out whole; the threads it named are named again in the next one.
+    window_lost_ = true;
+    final_lost_ = have_final_;
+    report_write_failure(file_.path(), std::strerror(file_.error()));
     out_.clear();
+    for (uint32_t t = 1; t < tids_.size(); ++t) thread_name(t);
 }
 
 void JsonSink::close() {
-    if (closed_ || (gz_ == nullptr && file_ == nullptr)) return;
+    if (closed_ || !file_.is_open()) return;
     closed_ = true;
+    if (final_lost_) {
+        // The last window could not be written: the stats alone, counting its records as lost.
+        out_.clear();
+        stats_event(with_window_lost(final_stats_), final_ts_);
+    }
     // The last event closes the array: a metadata record with no trailing comma.
     out_ += "{\"ph\": \"M\", \"name\": \"mspti_trace_end\", \"pid\": " + std::to_string(pid_) + ", \"args\": {}}\n]}\n";
-    flush();
-    if (gz_ != nullptr) gzclose(gz_);
-    if (file_ != nullptr) std::fclose(file_);
-    gz_ = nullptr;
-    file_ = nullptr;
+    if (!write(out_, true, false) && !write(out_, true, true) && final_lost_) final_stats_written_ = false;
+    out_.clear();
+    if (deflating_) deflateEnd(&zs_);
+    deflating_ = false;
+    file_.close();
 }
 
 }  // namespace mspti_trace

@@ -1,11 +1,9 @@
 #include "pftrace_sink.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 
+#include "loss.h"
 #include "proto.h"
 
 namespace mspti_trace {
@@ -14,14 +12,7 @@ namespace f = proto::field;
 
 PftraceSink::~PftraceSink() { close(); }
 
-bool PftraceSink::open(const std::string &path, std::string &error) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-        error = "cannot create " + path + ": " + std::strerror(errno);
-        return false;
-    }
-    return true;
-}
+bool PftraceSink::open(const std::string &path, std::string &error) { return file_.open(path, error); }
 
 uint64_t PftraceSink::intern_slow(Interned &table, const char *s, uint32_t field, Source source) {
     Interned::Seen *seen = source != Source::kText ? &table.by_pointer[Interned::slot(s)] : nullptr;
@@ -165,6 +156,11 @@ bool PftraceSink::event_fast(const Slice &s, uint64_t type, const Arg *args, siz
 }
 
 void PftraceSink::track(const Track &t) {
+    tracks_.push_back(t);
+    encode_track(t);
+}
+
+void PftraceSink::encode_track(const Track &t) {
     proto::Writer w(out_);
     size_t p = begin_packet(0);
     size_t d = w.begin(f::kTrackDescriptor);
@@ -275,6 +271,13 @@ void PftraceSink::counter(uint32_t track, const char *, uint64_t ts, int64_t val
 
 void PftraceSink::stats(const Stats &st, uint64_t ts, bool final) {
     if (!final) return;  // the dropped-records counter carries the running total
+    final_stats_ = st;
+    final_ts_ = ts;
+    have_final_ = true;
+    encode_stats(st, ts);
+}
+
+void PftraceSink::encode_stats(const Stats &st, uint64_t ts) {
     std::vector<std::string> keys;
     std::vector<Arg> args;
     auto add = [&](std::string key, uint64_t v) {
@@ -286,6 +289,7 @@ void PftraceSink::stats(const Stats &st, uint64_t ts, bool final) {
     };
     add("filtered", st.filtered);
     add("unmatched_ranges", st.unmatched_ranges);
+    if (st.lost != 0) add("lost_to_write_failures", st.lost);
     if (!st.per_kind) add("per_kind_stats_unavailable", 1);
     for (int k = 1; st.per_kind && k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
         const char *kn = kind_name(static_cast<msptiActivityKind>(k));
@@ -303,30 +307,50 @@ void PftraceSink::stats(const Stats &st, uint64_t ts, bool final) {
     event(s, proto::kInstant, args.data(), args.size(), false);
 }
 
+void PftraceSink::restart_sequence(bool all_tracks) {
+    out_.clear();
+    names_ = Interned();
+    categories_ = Interned();
+    annotations_ = Interned();
+    next_name_ = next_category_ = next_annotation_ = 1;
+    first_ = true;
+    for (const Track &t : tracks_) {
+        encode_track(t);
+        if (!all_tracks) break;  // the process track: what the stats need
+    }
+}
+
 void PftraceSink::flush() {
-    if (fd_ < 0) {
+    if (!file_.is_open()) {
         out_.clear();
         return;
     }
-    const char *p = out_.data();
-    size_t left = out_.size();
-    while (left > 0) {
-        ssize_t n = ::write(fd_, p, left);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            break;  // disk full or similar: the file stays a valid prefix
-        }
-        p += n;
-        left -= static_cast<size_t>(n);
+    if (out_.empty()) return;
+    if (file_.append(out_.data(), out_.size())) {
+        out_.clear();
+        return;
     }
-    out_.clear();
+    // The window is left out whole: the file ends on the last one written.
+    window_lost_ = true;
+    final_lost_ = have_final_;
+    report_write_failure(file_.path(), std::strerror(file_.error()));
+    restart_sequence(true);
 }
 
 void PftraceSink::close() {
-    if (fd_ < 0) return;
-    flush();
-    ::close(fd_);
-    fd_ = -1;
+    if (!file_.is_open()) return;
+    if (final_lost_) {
+        // The last window, stats included, could not be written: the stats alone, counting that
+        // window's records as lost, go into the space held back.
+        restart_sequence(false);
+        encode_stats(with_window_lost(final_stats_), final_ts_);
+        if (!file_.append(out_.data(), out_.size()) && !file_.append_held(out_.data(), out_.size()))
+            final_stats_written_ = false;
+        out_.clear();
+    } else {
+        flush();
+    }
+    file_.close();
 }
 
 }  // namespace mspti_trace

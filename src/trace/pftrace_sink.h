@@ -12,6 +12,7 @@
 
 #include "proto.h"
 #include "sink.h"
+#include "trace_file.h"
 
 namespace mspti_trace {
 
@@ -59,6 +60,12 @@ private:
         return intern_slow(table, s, field, source);
     }
     uint64_t intern_slow(Interned &table, const char *s, uint32_t field, Source source);
+    void encode_track(const Track &t);
+    void encode_stats(const Stats &s, uint64_t ts);
+    // After a window that could not be written: what it defined (interned names, track
+    // descriptors) is not in the file, so the sequence starts over (cleared incremental state)
+    // and every track is described again at the head of the next window.
+    void restart_sequence(bool all_tracks);
     size_t begin_packet(uint64_t ts);
     // A TracePacket's opening: key, one length byte (set by the caller), timestamp, sequence.
     char *packet_head(char *p, uint64_t ts, char **length);
@@ -69,7 +76,11 @@ private:
     uint64_t uuid(uint32_t track) const { return (static_cast<uint64_t>(pid_) << 32) | track; }
 
     uint32_t pid_;
-    int fd_ = -1;
+    TraceFile file_;
+    std::vector<Track> tracks_;  // every track described so far, to describe again after a failure
+    Stats final_stats_{};
+    uint64_t final_ts_ = 0;
+    bool have_final_ = false, final_lost_ = false;
     bool first_ = true;
     // What follows the timestamp in every packet after the first: sequence id and flags.
     char tail_[16];

@@ -68,6 +68,9 @@ struct Stats {
     uint64_t filtered = 0;  // left out by the time window / capture range
     uint64_t unmatched_ranges = 0;  // range starts without an end
     bool per_kind = true;  // false: libmspti has no msptiExtActivityGetStats, `kinds` are unknown
+    // Records not in the file because their window could not be written (disk full, EIO); the
+    // writer has added them to kinds[].dropped too, so that every reader counts them as dropped.
+    uint64_t lost = 0;
     uint64_t dropped_total() const {
         uint64_t n = 0;
         for (const auto &k : kinds) n += k.dropped;
@@ -91,6 +94,36 @@ public:
     virtual void stats(const Stats &s, uint64_t ts, bool final) = 0;
     virtual void flush() = 0;  // the window is complete: put it on disk
     virtual void close() = 0;
+
+    // Write failures (docs/trace.md, "Write failures"). A window that cannot be written is left
+    // out whole, so the file stays readable; the writer says how many records of each kind the
+    // window holds before ending it, and asks afterwards whether it was lost.
+    void set_window_records(const uint64_t (&per_kind)[MSPTI_ACTIVITY_KIND_COUNT]) {
+        for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) window_records_[k] = per_kind[k];
+    }
+    bool take_window_lost() {
+        bool lost = window_lost_;
+        window_lost_ = false;
+        return lost;
+    }
+    // False when the final stats never reached the file (the counts of the loss are then only
+    // on stderr and with the launcher).
+    bool final_stats_written() const { return final_stats_written_; }
+
+protected:
+    // The stats with this window's records counted as lost: the last words of a file whose last
+    // window failed.
+    Stats with_window_lost(const Stats &s) const {
+        Stats out = s;
+        for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+            out.kinds[k].dropped += window_records_[k];
+            out.lost += window_records_[k];
+        }
+        return out;
+    }
+    uint64_t window_records_[MSPTI_ACTIVITY_KIND_COUNT] = {};
+    bool window_lost_ = false;
+    bool final_stats_written_ = true;
 };
 
 }  // namespace mspti_trace

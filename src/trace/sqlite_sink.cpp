@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "derived.h"
+#include "loss.h"
+#include "write_fault.h"
 
 namespace mspti_trace {
 
@@ -49,7 +51,9 @@ void SqliteSink::exec(const char *sql) {
 
 bool SqliteSink::open(const std::string &path, std::string &error) {
     ::unlink(path.c_str());
-    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
+    path_ = path;
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, sqlite_fault_vfs()) !=
+        SQLITE_OK) {
         error = "cannot create " + path + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory");
         sqlite3_close(db_);
         db_ = nullptr;
@@ -96,13 +100,50 @@ bool SqliteSink::open(const std::string &path, std::string &error) {
     return true;
 }
 
+bool SqliteSink::reopen() {
+    for (auto &st : stmts_) {
+        sqlite3_finalize(st);
+        st = nullptr;
+    }
+    sqlite3_close(db_);
+    db_ = nullptr;
+    int rc = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE, sqlite_fault_vfs());
+    for (int i = 0; rc == SQLITE_OK && i < kCount; ++i)
+        rc = sqlite3_prepare_v2(db_, i < kRecordTable ? kInserts[i] : kRecordInserts[i - kRecordTable], -1, &stmts_[i],
+                                nullptr);
+    if (rc == SQLITE_OK) reopen_ = false;
+    return rc == SQLITE_OK;
+}
+
 void SqliteSink::step(sqlite3_stmt *st) {
+    if (window_failed_) return;  // the rest of a failed window is lost with it
+    if (reopen_) {  // the database could not be opened again: this window is lost too
+        window_failed_ = true;
+        return;
+    }
     if (!in_txn_) {
-        exec("BEGIN");
+        int rc = sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr);
+        if (rc != SQLITE_OK) {
+            fail_window(rc);
+            return;
+        }
         in_txn_ = true;
     }
-    sqlite3_step(st);
+    int rc = sqlite3_step(st);
     sqlite3_reset(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) fail_window(rc);
+}
+
+void SqliteSink::fail_window(int rc) {
+    window_failed_ = true;
+    // After an I/O error SQLite's connection may keep failing (its WAL index in doubt): the next
+    // window opens the database again, which recovers it from the WAL.
+    if ((rc & 0xFF) == SQLITE_IOERR) reopen_ = true;
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    in_txn_ = false;
+    for (const std::string &s : window_strings_) strings_.erase(s);  // their rows were rolled back
+    window_strings_.clear();
+    report_write_failure(path_, sqlite3_errstr(rc));
 }
 
 sqlite3_stmt *SqliteSink::bind(Stmt which, std::initializer_list<int64_t> values) {
@@ -116,6 +157,7 @@ int64_t SqliteSink::string_id(const char *s) {
     if (s == nullptr) s = "";
     auto [it, inserted] = strings_.try_emplace(s, static_cast<int64_t>(strings_.size()) + 1);
     if (inserted) {
+        window_strings_.push_back(it->first);
         sqlite3_stmt *st = stmts_[kString];
         sqlite3_bind_int64(st, 1, it->second);
         sqlite3_bind_text(st, 2, s, -1, SQLITE_TRANSIENT);
@@ -132,8 +174,16 @@ void SqliteSink::range(const Record &start, uint64_t end) {
                        m.objectId.pt.threadId, name, domain}));
 }
 
-void SqliteSink::stats(const Stats &s, uint64_t, bool) {
+void SqliteSink::stats(const Stats &s, uint64_t, bool final) {
     if (db_ == nullptr) return;
+    if (final) {
+        final_stats_ = s;
+        have_final_ = true;
+    }
+    write_stats(s);
+}
+
+void SqliteSink::write_stats(const Stats &s) {
     sqlite3_stmt *st = stmts_[kStats];
     auto row = [&](const char *kind, uint64_t produced, uint64_t delivered, uint64_t dropped) {
         sqlite3_bind_text(st, 1, kind, -1, SQLITE_TRANSIENT);
@@ -150,16 +200,35 @@ void SqliteSink::stats(const Stats &s, uint64_t, bool) {
     }
     row("filtered", 0, 0, s.filtered);
     row("unmatched_ranges", 0, 0, s.unmatched_ranges);
+    if (s.lost != 0) row("lost_to_write_failures", 0, 0, s.lost);
 }
 
 void SqliteSink::flush() {
-    if (db_ != nullptr && in_txn_) exec("COMMIT");
+    if (db_ != nullptr && in_txn_ && !window_failed_) {
+        int rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+        in_txn_ = false;
+        if (rc != SQLITE_OK) fail_window(rc);
+    }
     in_txn_ = false;
+    window_strings_.clear();
+    if (window_failed_) {
+        window_failed_ = false;
+        window_lost_ = true;
+        final_lost_ = have_final_;
+    }
+    if (reopen_) reopen();  // for the next window
 }
 
 void SqliteSink::close() {
     if (db_ == nullptr) return;
     flush();
+    if (final_lost_) {
+        // The last window could not be committed: the stats alone, counting its records as lost.
+        final_lost_ = false;
+        write_stats(with_window_lost(final_stats_));
+        flush();
+        if (final_lost_) final_stats_written_ = false;
+    }
     for (auto &st : stmts_) {
         sqlite3_finalize(st);
         st = nullptr;

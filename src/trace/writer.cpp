@@ -11,6 +11,7 @@
 
 #include "json_sink.h"
 #include "libmspti_ext.h"
+#include "loss.h"
 #include "mspti/mspti.h"
 #include "nearly_sorted.h"
 #include "pftrace_sink.h"
@@ -227,7 +228,10 @@ void Writer::window(bool final) {
     for (const SortKey &k : order_) {
         const Record &r = ready_[k.index];
         if (filter_.keep(r)) {
-            if (sink_ != nullptr || ensure_sink()) timeline_->add(r);
+            if (sink_ != nullptr || ensure_sink()) {
+                timeline_->add(r);
+                ++window_records_[r.kind()];
+            }
         } else if (r.kind() == MSPTI_ACTIVITY_KIND_MEMORY) {
             // Memory in use counts every allocation, kept or not.
             if (timeline_ != nullptr)
@@ -245,7 +249,18 @@ void Writer::window(bool final) {
         if (k != 0 && get_stats != nullptr) get_stats(static_cast<msptiActivityKind>(k), &stats.kinds[k]);
     }
     stats.filtered = filter_.filtered();
+    for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) stats.kinds[k].dropped += lost_[k];
+    stats.lost = lost_total_;
+    sink_->set_window_records(window_records_);
     timeline_->end_window(stats, now_epoch_ns(), final);
+    if (sink_->take_window_lost()) {
+        window_lost_ = true;
+        for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
+            lost_[k] += window_records_[k];
+            lost_total_ += window_records_[k];
+        }
+    }
+    for (auto &n : window_records_) n = 0;
 }
 
 void Writer::run() {
@@ -255,7 +270,10 @@ void Writer::run() {
         if (finishing_.load()) {
             if (signalled_.load()) msptiActivityFlushAll(1);  // the handler's thread cannot
             window(true);
-            if (sink_ != nullptr) sink_->close();
+            if (sink_ != nullptr) {
+                sink_->close();
+                if (window_lost_) report_loss_total(config_.file_path(pid_), lost_total_, sink_->final_stats_written());
+            }
             if (names_.escaped() != 0)
                 std::fprintf(stderr,
                              "mspti-trace: %llu marker names of pid %u were not valid UTF-8; "

@@ -82,6 +82,12 @@ private:
     std::unique_ptr<Sink> sink_;
     std::unique_ptr<Timeline> timeline_;
     bool sink_failed_ = false;
+    // Records handed to the timeline in this window, and those lost with windows that could not
+    // be written (disk full, EIO), by kind: counted as dropped in the stats that follow.
+    uint64_t window_records_[MSPTI_ACTIVITY_KIND_COUNT] = {};
+    uint64_t lost_[MSPTI_ACTIVITY_KIND_COUNT] = {};
+    uint64_t lost_total_ = 0;
+    bool window_lost_ = false;  // some window could not be written
     std::map<uint32_t, int64_t> memory_before_;  // device memory in use before the file existed
 };
 

@@ -1,0 +1,17 @@
+// What the trace library says when it loses records to write failures: one line on stderr per
+// file, with its path, and datagrams to the launcher (MSPTI_TRACE_NOTIFY, an abstract Unix
+// socket name), which exits non-zero for a run that lost records unless --allow-loss.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace mspti_trace {
+
+// The first failure to write `path` (later ones are silent); `why` is the error's text.
+void report_write_failure(const std::string &path, const char *why);
+
+// At the end: `lost` records of `path` are missing; `counted` when the file's stats say so.
+void report_loss_total(const std::string &path, uint64_t lost, bool counted);
+
+}  // namespace mspti_trace
