@@ -233,7 +233,50 @@ def kernel_section(results):
         "leaves out kernel time (the worker's wake-ups) and cache effects.",
         "",
     ]
+    lines += kernel_before_after_lines(results)
     return lines
+
+
+def kernel_before_after_lines(results):
+    """The same figures for the library before a change, from the same run (bench/kernel_before_after.py)."""
+    d = read_json(results, "kernel_before_after.json")
+    if d is None:
+        return []
+    b, a = d["before"], d["after"]
+
+    def pct(r):
+        return f"{(r - 1) * 100:+.1f}%"
+
+    def quart(r):
+        return f"{pct(r['median'])} ({pct(r['q1'])} to {pct(r['q3'])})"
+
+    def ins(x):
+        i = x["instructions"]
+        return f"{i['collect']:,.0f} / {i['baseline']:,.0f} ({i['collect'] - i['baseline']:+,.0f}, {pct(i['collect'] / i['baseline'])})"
+
+    load = lambda avg: " / ".join(f"{x:.2f}" for x in avg)
+    return [
+        f"**Before and after** (`bench/kernel_before_after.py`): the library of commit {d['commits']['before']} and "
+        f"of commit {d['commits']['after']},",
+        f"measured in one run: callgrind {len(a['instructions_runs'])} time(s) per build, and {a['pairs']} strict pairs per build in "
+        "blocks that alternate",
+        f"between the builds. Load average (1 / 5 / 15 min) on this {d['cores']}-core machine, shared with other "
+        f"work: {load(d['load_before'])} before, {load(d['load_after'])} after.",
+        "",
+        f"| statistic | before ({d['commits']['before']}) | after ({d['commits']['after']}) |",
+        "|---|---|---|",
+        f"| user-space instructions per kernel, collection / baseline (mean of the callgrind runs) | {ins(b)} | {ins(a)} |",
+        "| instructions added per kernel, each callgrind run | "
+        + " | ".join(" and ".join(f"{r['collect'] - r['baseline']:+,.0f}" for r in x["instructions_runs"]) for x in (b, a))
+        + " |",
+        f"| process CPU per kernel, collection / baseline (medians) | {b['cpu_ns']['collect']:.0f} ns / "
+        f"{b['cpu_ns']['baseline']:.0f} ns | {a['cpu_ns']['collect']:.0f} ns / {a['cpu_ns']['baseline']:.0f} ns |",
+        f"| process CPU overhead, median of the strict pairs (interquartile range) | {quart(b['cpu_ratio'])} | "
+        f"{quart(a['cpu_ratio'])} |",
+        f"| wall time overhead, median of the strict pairs (interquartile range) | {quart(b['wall_ratio'])} | "
+        f"{quart(a['wall_ratio'])} |",
+        "",
+    ]
 
 
 def python_section(results):

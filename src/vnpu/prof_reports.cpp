@@ -34,11 +34,26 @@ uint64_t clock_ns(clockid_t id) {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// Host reports carry CLOCK_MONOTONIC_RAW ns (see libascend_hal); the runtime measures CLOCK_MONOTONIC.
-// This is what to add to convert; one offset serves every time of one report, so their order holds.
+// Host reports carry MsprofSysCycleTime's clock (CLOCK_MONOTONIC_RAW ns, see libascend_hal); the
+// runtime measures CLOCK_MONOTONIC. This is what to add to convert, read as the report is sent; one
+// offset serves every time of one report, so their order holds.
 uint64_t host_offset() {
-    const uint64_t raw = clock_ns(CLOCK_MONOTONIC_RAW);
-    return raw - clock_ns(CLOCK_MONOTONIC);
+    // The report clock read between two CLOCK_MONOTONIC readings, at their midpoint; read again (up to
+    // 4 times) while they lie more than 2 us apart: a preemption between them would skew every time of
+    // the report by as long.
+    constexpr uint64_t kGoodGapNs = 2000;
+    uint64_t best = 0;
+    uint64_t best_gap = ~uint64_t{0};
+    for (int i = 0; i < 4 && best_gap > kGoodGapNs; ++i) {
+        const uint64_t a = clock_ns(CLOCK_MONOTONIC);
+        const uint64_t report = MsprofSysCycleTime();
+        const uint64_t b = clock_ns(CLOCK_MONOTONIC);
+        if (b - a < best_gap) {
+            best_gap = b - a;
+            best = report - (a + (b - a) / 2);
+        }
+    }
+    return best;
 }
 
 uint32_t thread_id() {
@@ -46,12 +61,26 @@ uint32_t thread_id() {
     return tid;
 }
 
-// Type ids registered with MsprofRegTypeInfo, one id space per (level, first id).
+// Type ids registered with MsprofRegTypeInfo, one id space per (level, first id). Callers pass the
+// same static names again and again: a per-thread cache answers those with no lock and no allocation
+// (each kernel's track report names its type).
 uint32_t type_id(uint16_t level, uint32_t first, const char *name) {
     static std::mutex mu;
     static auto *ids = new std::map<std::pair<uint32_t, std::string>, uint32_t>;
     static auto *next = new std::map<uint32_t, uint32_t>;
     const uint32_t space = (static_cast<uint32_t>(level) << 16) | first;
+    struct Cached {
+        uint32_t space;
+        const char *key;  // the caller's pointer
+        const char *stored;  // the map's copy: a pointer reused for another name is caught by its text
+        uint32_t id;
+    };
+    static thread_local Cached cache[16] = {};
+    const auto v = reinterpret_cast<uintptr_t>(name);
+    Cached &hit = cache[((v >> 3) ^ (v >> 7) ^ space) & 15];
+    if (hit.key == name && hit.space == space && hit.stored != nullptr && std::strcmp(hit.stored, name) == 0) {
+        return hit.id;
+    }
     std::lock_guard<std::mutex> lock(mu);
     auto [it, inserted] = ids->emplace(std::make_pair(space, std::string(name)), 0);
     if (inserted) {
@@ -59,6 +88,7 @@ uint32_t type_id(uint16_t level, uint32_t first, const char *name) {
         it->second = n->second++;
         MsprofRegTypeInfo(level, it->second, name);
     }
+    hit = Cached{space, name, it->first.second.c_str(), it->second};
     return it->second;
 }
 

@@ -5,6 +5,9 @@
 // (VNPU_DEVICE_TICKS_PER_MS, VNPU_DEVICE_CLOCK_OFFSET; see tests/monitor/CMakeLists.txt).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -21,6 +24,7 @@ namespace {
 std::mutex g_mu;
 std::vector<msptiActivityKernel> g_kernels;
 std::vector<msptiActivityApi> g_apis;
+std::vector<msptiActivityApi> g_acl_apis;
 std::vector<msptiActivityMarker> g_markers;
 
 void request(uint8_t **buffer, size_t *size, size_t *max) {
@@ -35,6 +39,7 @@ void complete(uint8_t *buffer, size_t, size_t valid) {
     while (msptiActivityGetNextRecord(buffer, valid, &r) == MSPTI_SUCCESS) {
         if (r->kind == MSPTI_ACTIVITY_KIND_KERNEL) g_kernels.push_back(*reinterpret_cast<msptiActivityKernel *>(r));
         if (r->kind == MSPTI_ACTIVITY_KIND_API) g_apis.push_back(*reinterpret_cast<msptiActivityApi *>(r));
+        if (r->kind == MSPTI_ACTIVITY_KIND_ACL_API) g_acl_apis.push_back(*reinterpret_cast<msptiActivityApi *>(r));
         if (r->kind == MSPTI_ACTIVITY_KIND_MARKER) g_markers.push_back(*reinterpret_cast<msptiActivityMarker *>(r));
     }
     std::free(buffer);
@@ -118,4 +123,84 @@ TEST_F(DevicePath, FlushRightBeforeDisableLosesNothing) {
         ASSERT_EQ(delivered, static_cast<size_t>((run + 1) * kKernels)) << "run " << run;
     }
     EXPECT_EQ(lost_runs, 0u);
+}
+
+// API records take their times from the runtime's host reports (MsprofSysCycleTime's clock), mstx
+// ranges from libmspti's (CLOCK_MONOTONIC): every API called inside a range lies inside it, however
+// far the two clocks drift apart over the run (VNPU_HOST_CLOCK_DRIFT_PPM, see CMakeLists.txt). Ranges
+// follow each other on this thread with no API call between them, over about 3 seconds.
+TEST_F(DevicePath, ApiRecordsLieInsideTheirRanges) {
+    // The precision of the conversion: the runtime's and libmspti's pairs of the two clocks (each the
+    // report clock read between two readings of the other, at their midpoint, taken again while
+    // those lie more than 2 us apart, so each is off by at most about 1 us; tens of ns unless a
+    // preemption came between the readings). A range here starts tens of ns before its first API.
+    constexpr uint64_t kToleranceNs = 1000;
+    {
+        std::lock_guard<std::mutex> lock(g_mu);
+        g_apis.clear();
+        g_acl_apis.clear();
+        g_markers.clear();
+    }
+    for (auto k : {MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_ACL_API, MSPTI_ACTIVITY_KIND_MARKER})
+        ASSERT_EQ(msptiActivityEnable(k), MSPTI_SUCCESS);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    int made = 0;
+    while (made < 100 || std::chrono::steady_clock::now() < until) {
+        uint64_t id = mstxRangeStartA("data", nullptr);
+        ASSERT_NE(id, 0u);
+        ASSERT_EQ(aclrtMemcpyAsync(c_, 64 * sizeof(float), a_, 64 * sizeof(float), ACL_MEMCPY_DEVICE_TO_DEVICE,
+                                   stream_),
+                  ACL_SUCCESS);
+        Add();
+        ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+        mstxRangeEnd(id);
+        ++made;
+    }
+    ASSERT_EQ(msptiActivityFlushAll(1), MSPTI_SUCCESS);
+    for (auto k : {MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_ACL_API, MSPTI_ACTIVITY_KIND_MARKER})
+        ASSERT_EQ(msptiActivityDisable(k), MSPTI_SUCCESS);
+    std::lock_guard<std::mutex> lock(g_mu);
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> by_id;  // range id -> start, end
+    for (const auto &m : g_markers) {
+        if (m.flag == MSPTI_ACTIVITY_FLAG_MARKER_START) by_id[m.id].first = m.timestamp;
+        if (m.flag == MSPTI_ACTIVITY_FLAG_MARKER_END) by_id[m.id].second = m.timestamp;
+    }
+    ASSERT_EQ(by_id.size(), static_cast<size_t>(made));
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // by start
+    for (const auto &[id, r] : by_id) {
+        ASSERT_NE(r.first, 0u) << "range " << id;
+        ASSERT_NE(r.second, 0u) << "range " << id;
+        ranges.push_back(r);
+    }
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<msptiActivityApi> apis = g_apis;
+    apis.insert(apis.end(), g_acl_apis.begin(), g_acl_apis.end());
+    // aclrtMemcpyAsync and aclrtSynchronizeStream (ACL_API) and aclnnAdd's launch (API), every range.
+    ASSERT_GE(g_acl_apis.size(), static_cast<size_t>(2 * made));
+    ASSERT_GE(g_apis.size(), static_cast<size_t>(made));
+    // How far each record lies outside the range it was called in (0 inside), in ns. The API's range
+    // is the last one starting at or before the API's start, or the next one (an API that starts
+    // before its own range did).
+    size_t outside = 0;
+    uint64_t worst = 0;
+    for (const auto &a : apis) {
+        auto after = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(a.start, ~uint64_t{0}));
+        uint64_t miss = ~uint64_t{0};
+        if (after != ranges.begin()) {
+            auto r = std::prev(after);
+            miss = a.end <= r->second ? 0 : a.end - r->second;
+        }
+        if (miss != 0 && after != ranges.end()) {
+            const uint64_t early = after->first - a.start, late = a.end > after->second ? a.end - after->second : 0;
+            miss = std::min(miss, std::max(early, late));
+        }
+        worst = std::max(worst, miss);
+        if (miss > kToleranceNs && ++outside <= 5)
+            ADD_FAILURE() << a.name << " [" << a.start << ", " << a.end << "] lies " << miss
+                          << " ns outside the range it was called in";
+    }
+    std::printf("%zu API records in %d ranges; the farthest outside its range by %llu ns\n", apis.size(), made,
+                static_cast<unsigned long long>(worst));
+    EXPECT_EQ(outside, 0u) << "of " << apis.size() << " API records in " << made << " ranges lie more than "
+                           << kToleranceNs << " ns outside the range they were called in";
 }

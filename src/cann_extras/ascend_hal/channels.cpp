@@ -25,7 +25,8 @@ using Clock = std::chrono::steady_clock;
 struct Channel {
     std::atomic<bool> on{false};
     std::atomic<uint64_t> dropped{0};
-    bool pending = false;  // guarded by Channels::pollMu: new data or a flush since a poll reported it
+    uint32_t dev = 0;
+    uint32_t kind = 0;  // 0: TS-FW, 1: SoC log (the bit of Channels::pending it sets)
     uint64_t emptyReads = 0;  // guarded by mu: reads that found the ring empty
     std::mutex mu;  // guards the ring
     std::vector<char> ring;
@@ -36,10 +37,20 @@ struct Channel {
 struct Channels {
     Channel tsfw[kMaxDevices];
     Channel soclog[kMaxDevices];
-    std::mutex pollMu;  // guards started and the poll wake-ups
+    std::mutex pollMu;  // guards started, pending and the poll wake-ups
     std::condition_variable pollCv;
     std::condition_variable readCv;  // with a channel's mu: a read found the ring empty (vnpuHalDrain)
     uint32_t started = 0;
+    // Per kind (0: TS-FW, 1: SoC log), a bit per device: new data or a flush since a poll reported
+    // the channel. A poll visits only these channels, not every device's.
+    uint64_t pending[2] = {0, 0};
+
+    Channels() {
+        for (uint32_t dev = 0; dev < kMaxDevices; ++dev) {
+            tsfw[dev].dev = soclog[dev].dev = dev;
+            soclog[dev].kind = 1;
+        }
+    }
 };
 
 Channels &channels() {
@@ -67,11 +78,15 @@ size_t record_size(uint32_t ch) {
     return vnpuHalChipId() == kChipV6 ? sizeof(StarsSocLogV6) : sizeof(StarsSocLog);
 }
 
-// Tells a poller that the channel has something for it.
+// Tells a poller that the channel has something for it (a poller already told needs no wake-up).
 void signal(Channel &c) {
     Channels &all = channels();
+    const uint64_t bit = uint64_t{1} << c.dev;
     std::lock_guard<std::mutex> lock(all.pollMu);
-    c.pending = true;
+    if ((all.pending[c.kind] & bit) != 0) {
+        return;
+    }
+    all.pending[c.kind] |= bit;
     all.pollCv.notify_all();
 }
 
@@ -160,7 +175,7 @@ HAL_EXPORT int prof_stop(unsigned int deviceId, unsigned int channelId) {
         if (c->on.exchange(false)) {
             --all.started;
         }
-        c->pending = false;
+        all.pending[c->kind] &= ~(uint64_t{1} << c->dev);
         all.pollCv.notify_all();
     }
     std::lock_guard<std::mutex> lock(c->mu);
@@ -174,14 +189,20 @@ HAL_EXPORT int prof_channel_poll(ProfPollInfo *outBuf, int num, int timeout) {
         return kProfError;
     }
     Channels &all = channels();
+    // Device order, TS-FW before SoC log; a channel not reported (num reached) stays pending.
     auto collect = [&] {
         int n = 0;
-        for (uint32_t dev = 0; dev < kMaxDevices && n < num; ++dev) {
-            for (uint32_t ch : {kChannelTsFw, kChannelStarsSocLog}) {
-                Channel *c = find(dev, ch);
-                if (n < num && c->pending && c->on.load()) {
-                    c->pending = false;
-                    outBuf[n++] = ProfPollInfo{dev, ch};
+        for (uint64_t devs = all.pending[0] | all.pending[1]; devs != 0 && n < num; devs &= devs - 1) {
+            const auto dev = static_cast<uint32_t>(__builtin_ctzll(devs));
+            const uint64_t bit = uint64_t{1} << dev;
+            for (uint32_t kind = 0; kind < 2 && n < num; ++kind) {
+                if ((all.pending[kind] & bit) == 0) {
+                    continue;
+                }
+                all.pending[kind] &= ~bit;
+                Channel &c = kind == 0 ? all.tsfw[dev] : all.soclog[dev];
+                if (c.on.load()) {
+                    outBuf[n++] = ProfPollInfo{dev, kind == 0 ? kChannelTsFw : kChannelStarsSocLog};
                 }
             }
         }

@@ -94,8 +94,11 @@ HAL_EXPORT uint32_t vnpuHalChipId(void) {
 }
 
 HAL_EXPORT uint64_t vnpuHalTicks(uint64_t monoNs) {
-    const auto ticks = static_cast<unsigned __int128>(monoNs) * ticks_per_ms() / 1000000U;
-    return static_cast<uint64_t>(ticks) + clock_offset();
+    // Whole milliseconds and the rest apart: 64-bit arithmetic (the rest times at most 10^9 ticks per
+    // ms stays below 2^50), the same value as the 128-bit product without its division call.
+    constexpr uint64_t kNsPerMs = 1000000U;
+    const uint64_t f = ticks_per_ms();
+    return monoNs / kNsPerMs * f + monoNs % kNsPerMs * f / kNsPerMs + clock_offset();
 }
 
 HAL_EXPORT int drvGetDevNum(uint32_t *count) {

@@ -3,7 +3,9 @@
 // profiler registered callbacks and switched reports on builds none.
 #include "profapi.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -42,6 +44,25 @@ struct State {
     std::set<uint32_t> openDevices;
     uint32_t chipId = 5;
 };
+
+// VNPU_HOST_CLOCK_DRIFT_PPM: a whole number in [0, 100000], else 0 (with a line naming the value).
+uint64_t host_drift_ppm() {
+    constexpr unsigned long long kMax = 100000;
+    const char *text = std::getenv("VNPU_HOST_CLOCK_DRIFT_PPM");
+    if (text == nullptr || *text == '\0') {
+        return 0;
+    }
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || *text == '-' || value > kMax) {
+        std::fprintf(stderr,
+                     "libprofapi: VNPU_HOST_CLOCK_DRIFT_PPM=\"%s\" is not a whole number in [0, %llu]; using 0\n", text,
+                     kMax);
+        return 0;
+    }
+    return value;
+}
 
 State &state() {
     static auto *s = new State;  // leaked on purpose: reports may arrive during process exit
@@ -231,11 +252,20 @@ PROFAPI_EXPORT int32_t MsprofNotifySetDevice(uint32_t chipId, uint32_t deviceId,
 }
 
 // Host timestamps: CLOCK_MONOTONIC_RAW ns, which is what msPTI takes host times to be when the driver
-// reports no host oscillator (libascend_hal's halGetAPIVersion).
+// reports no host oscillator (libascend_hal's halGetAPIVersion). VNPU_HOST_CLOCK_DRIFT_PPM=N makes
+// this clock run N parts per million fast from its first reading, as CLOCK_MONOTONIC_RAW drifts
+// against an NTP-slewed CLOCK_MONOTONIC (faster here, so a test sees the drift within seconds).
 PROFAPI_EXPORT uint64_t MsprofSysCycleTime(void) {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+    const uint64_t raw = static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+    static const uint64_t ppm = host_drift_ppm();
+    if (ppm == 0) {
+        return raw;
+    }
+    static const uint64_t first = raw;
+    const uint64_t since = raw > first ? raw - first : 0;
+    return raw + static_cast<uint64_t>(static_cast<unsigned __int128>(since) * ppm / 1000000U);
 }
 
 PROFAPI_EXPORT const Gate *vnpuProfapiGate(void) { return &state().gate; }

@@ -9,7 +9,6 @@
 #include <mutex>
 
 #include "common/diagnostics.h"
-#include "common/slot_table.h"
 #include "core/activity_engine.h"
 #include "core/clock.h"
 #include "core/correlation.h"
@@ -18,6 +17,7 @@
 #include "device/cann_libraries.h"
 #include "device/hccl_ops.h"
 #include "device/profapi_reports.h"
+#include "device/task_table.h"
 #include "mstx/marker_recorder.h"
 
 namespace mspti::device {
@@ -44,15 +44,11 @@ struct TaskEntry {
     const char *group = nullptr;
     uint64_t start_ticks = 0;  // the reader thread's
 };
-using TaskTable = SlotTable<TaskEntry, 1u << 16>;
-
-uint64_t home(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 48; }
+using Tasks = TaskTable<TaskEntry, 1u << 16, kProbes>;
 
 // The SoC log names a task by device, stream and 16-bit task id; V6's by device and a 32-bit id.
 uint64_t task_key(uint32_t device, uint32_t stream, uint32_t task, uint32_t chip) {
-    uint64_t dev = uint64_t{device + 1} << 48;
-    if (chip == kChipV6) return dev | task;
-    return dev | (uint64_t{stream & 0xffff} << 16) | (task & 0xffff);
+    return Tasks::make_key(device, stream, task, chip == kChipV6);
 }
 
 const char *or_empty(const char *s) { return s != nullptr ? s : ""; }
@@ -66,7 +62,7 @@ msptiCommunicationDataType data_type(uint32_t hccl) {
 // A collective tracked on this thread: its op info follows on the same thread, and its launch's
 // API record (the node launch HCCL reports at the end of the call) takes its correlation id.
 struct ThreadCollective {
-    uint64_t slot = TaskTable::kNone;
+    uint64_t slot = Tasks::kNone;
     uint64_t key = 0;
     uint64_t launch_id = 0;
 };
@@ -77,7 +73,7 @@ public:
     ReportDecoder reports{*this};
     HalChannelReader *reader = nullptr;  // set once, under g_mutex, when the driver is found
     std::atomic<HalChannelReader *> reader_ready{nullptr};
-    TaskTable tasks;
+    Tasks tasks;
     std::atomic<uint32_t> chips[kMaxDevices]{};
     std::atomic<uint64_t> open_devices{0};
     HostSync host_sync{};
@@ -109,7 +105,22 @@ public:
         return chip;
     }
 
-    uint64_t host_epoch(uint64_t t) const { return clock::monotonic_to_epoch(host_to_monotonic(t, host_sync)); }
+    // The report clock's reader (MsprofSysCycleTime; nullptr: CLOCK_MONOTONIC_RAW). Set before the
+    // report callbacks are registered, with host_sync: a pair of that clock and libmspti's own.
+    uint64_t (*report_clock)() = nullptr;
+
+    static uint64_t epoch_now() { return clock::now_ns(); }
+
+    // Report times in libmspti's epoch, with a pair read now on the reporting thread (a report comes
+    // as its API ends) and the rate between the two clocks since attach: neither their offset at
+    // attach nor their drift since (an NTP-slewed CLOCK_MONOTONIC against CLOCK_MONOTONIC_RAW: API
+    // records fell before the mstx range they were called in) moves API records against markers,
+    // which are libmspti's clock too.
+    void host_epochs(const ApiReport &r, uint64_t &begin, uint64_t &end) const {
+        const HostSync now = host_sync_now(host_sync, report_clock, &epoch_now);
+        begin = host_to_reference(r.begin, now, host_sync);
+        end = host_to_reference(r.end, now, host_sync);
+    }
 
     uint64_t device_epoch(uint32_t device, uint64_t ticks) const {
         HalChannelReader *r = reader_ready.load(std::memory_order_acquire);
@@ -118,26 +129,35 @@ public:
 
     void on_api(const ApiReport &r) override {
         if (r.name == nullptr || r.name[0] == '\0') return;  // msPTI skips unnamed reports
-        ActivityEngine &engine = ActivityEngine::instance();
-        const uint64_t begin = host_epoch(r.begin), end = host_epoch(r.end);
+        auto on = [](int kind) { return ActivityEngine::enabled(kind); };
+        // The record's times, converted only when a record is written (the pair costs three clock reads).
+        auto times = [&](uint64_t &begin, uint64_t &end) { host_epochs(r, begin, end); };
+        uint64_t begin = 0, end = 0;
         switch (r.level) {
         case kLevelAcl:
-            if (engine.enabled(MSPTI_ACTIVITY_KIND_ACL_API))
-                write_api(MSPTI_ACTIVITY_KIND_ACL_API, r.name, begin, end, correlation::latest());
+            if (!on(MSPTI_ACTIVITY_KIND_ACL_API)) break;
+            times(begin, end);
+            write_api(MSPTI_ACTIVITY_KIND_ACL_API, r.name, begin, end, correlation::latest());
             break;
         case kLevelNode:
             if (r.type != kTypeNodeLaunch) break;
             if (t_collective.launch_id != 0) {  // a collective's launch: its API record only
-                write_api(MSPTI_ACTIVITY_KIND_API, r.name, begin, end, t_collective.launch_id);
+                const uint64_t id = t_collective.launch_id;
                 t_collective.launch_id = 0;
+                if (!on(MSPTI_ACTIVITY_KIND_API)) break;
+                times(begin, end);
+                write_api(MSPTI_ACTIVITY_KIND_API, r.name, begin, end, id);
                 break;
             }
+            if (!on(MSPTI_ACTIVITY_KIND_NODE_API) && !on(MSPTI_ACTIVITY_KIND_API)) break;
+            times(begin, end);
             write_api(MSPTI_ACTIVITY_KIND_NODE_API, r.name, begin, end, correlation::latest());
             write_api(MSPTI_ACTIVITY_KIND_API, r.name, begin, end, correlation::latest());
             break;
         case kLevelRuntime:
-            if (engine.enabled(MSPTI_ACTIVITY_KIND_RUNTIME_API))
-                write_api(MSPTI_ACTIVITY_KIND_RUNTIME_API, r.name, begin, end, correlation::latest());
+            if (!on(MSPTI_ACTIVITY_KIND_RUNTIME_API)) break;
+            times(begin, end);
+            write_api(MSPTI_ACTIVITY_KIND_RUNTIME_API, r.name, begin, end, correlation::latest());
             break;
         default: break;  // the HCCL level has no record of its own
         }
@@ -151,10 +171,10 @@ public:
         const uint64_t id = correlation::generate();  // as before: the kernel's own id, at its enqueue
         const uint64_t key = task_key(r.device, r.stream, r.task, chip_of(r.device));
         // A task id reused while an old entry waits (its end never came: channel stopped) replaces it.
-        uint64_t old = tasks.find(key, home(key), kProbes);
-        if (old != TaskTable::kNone) tasks.remove(old, key);
-        uint64_t at = tasks.claim(home(key), kProbes);
-        if (at == TaskTable::kNone) {
+        uint64_t old = tasks.find(key);
+        if (old != Tasks::kNone) tasks.remove(old, key);
+        uint64_t at = tasks.claim(key);
+        if (at == Tasks::kNone) {
             ActivityEngine::instance().count_unstaged_drop(kernel ? MSPTI_ACTIVITY_KIND_KERNEL
                                                                   : MSPTI_ACTIVITY_KIND_COMMUNICATION);
             return;
@@ -173,7 +193,7 @@ public:
 
     void on_hccl_op(const HcclOpReport &r) override {
         ThreadCollective &c = t_collective;
-        if (c.slot == TaskTable::kNone || tasks.key(c.slot) != c.key) return;
+        if (c.slot == Tasks::kNone || tasks.key(c.slot) != c.key) return;
         // Written before the task reaches the device; the reader reads them after its end record,
         // which the stream's queue and the channel order after this.
         TaskEntry &e = tasks.value(c.slot);
@@ -181,7 +201,7 @@ public:
         e.count = r.count;
         e.alg = or_empty(r.alg_type);
         e.group = or_empty(r.group);
-        c.slot = TaskTable::kNone;
+        c.slot = Tasks::kNone;
     }
 
     void on_device_state(const DeviceStateReport &r) override;
@@ -189,8 +209,8 @@ public:
     void on_task_time(const TaskTime &t) override {
         if (t.ffts) return;  // FFTS+ sub-tasks: no record of their own (the task's begin/end give it)
         const uint64_t key = task_key(t.device, t.stream, t.task, chip_of(t.device));
-        uint64_t at = tasks.find(key, home(key), kProbes);
-        if (at == TaskTable::kNone) {
+        uint64_t at = tasks.find(key);
+        if (at == Tasks::kNone) {
             unmatched.fetch_add(1, std::memory_order_relaxed);
             return;
         }
@@ -254,12 +274,7 @@ public:
     }
 
     // Forgets tasks whose end will not come (their channel stopped with no kind left to want them).
-    void forget_tasks() {
-        for (uint64_t at = 0; at < TaskTable::kSize; ++at) {
-            uint64_t key = tasks.key(at);
-            if (TaskTable::usable(key)) tasks.remove(at, key);
-        }
-    }
+    void forget_tasks() { tasks.clear(); }
 };
 
 Collector &collector() {
@@ -406,24 +421,16 @@ void attach_locked() {
     }
     if (!g_profapi && load_profapi(g_profapi_api)) {
         g_profapi = true;
-        if (g_profapi_api.MsprofSysCycleTime != nullptr) {
-            // Report times are MsprofSysCycleTime's clock: raw ns unless the driver has a host oscillator.
-            uint64_t freq = 0;
-            int32_t version = 0;
-            int64_t host_freq = 0;
-            if (g_hal_api.halGetAPIVersion != nullptr && g_hal_api.halGetAPIVersion(&version) == 0 &&
-                version >= kApiVersionWithHostFreq &&
-                g_hal_api.halGetDeviceInfo(0, 0, kInfoHostOscFreq, &host_freq) == 0 && host_freq > 0)
-                freq = static_cast<uint64_t>(host_freq);
-            timespec a{}, b{};
-            clock_gettime(CLOCK_MONOTONIC, &a);
-            uint64_t t = g_profapi_api.MsprofSysCycleTime();
-            clock_gettime(CLOCK_MONOTONIC, &b);
-            uint64_t an = a.tv_sec * 1000000000ull + a.tv_nsec, bn = b.tv_sec * 1000000000ull + b.tv_nsec;
-            c.host_sync = HostSync{freq, t, an + (bn - an) / 2};
-        } else {
-            c.host_sync = raw_host_sync();
-        }
+        // Report times are MsprofSysCycleTime's clock: raw ns unless the driver has a host oscillator.
+        uint64_t freq = 0;
+        int32_t version = 0;
+        int64_t host_freq = 0;
+        if (g_profapi_api.MsprofSysCycleTime != nullptr && g_hal_api.halGetAPIVersion != nullptr &&
+            g_hal_api.halGetAPIVersion(&version) == 0 && version >= kApiVersionWithHostFreq &&
+            g_hal_api.halGetDeviceInfo(0, 0, kInfoHostOscFreq, &host_freq) == 0 && host_freq > 0)
+            freq = static_cast<uint64_t>(host_freq);
+        c.report_clock = g_profapi_api.MsprofSysCycleTime;
+        c.host_sync = host_sync_now(HostSync{freq, 0, 0}, c.report_clock, &Collector::epoch_now);
     }
     if (g_profapi && !g_registered) {
         auto reg = g_profapi_api.MsprofRegisterProfileCallback;

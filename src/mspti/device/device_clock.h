@@ -34,6 +34,21 @@ uint64_t host_to_monotonic(uint64_t t, const HostSync &sync);
 /// A host sync for CLOCK_MONOTONIC_RAW report times, taken now.
 HostSync raw_host_sync();
 
+/// ns of clock `id` (a clockid_t) now.
+uint64_t read_clock_ns(int id);
+
+/// `base` (its frequency) anchored now: the report clock (`report_clock`, or CLOCK_MONOTONIC_RAW when
+/// null) read between two readings of the reference clock `reference` (ns), at their midpoint; the
+/// pair's sync_mono_ns is then reference ns. Read again, up to 4 times, while the readings lie more
+/// than 2 us apart (a preemption between them would skew the pair by as long).
+HostSync host_sync_now(const HostSync &base, uint64_t (*report_clock)(), uint64_t (*reference)());
+
+/// Reference ns of report time `t`, from a pair read just now (`now`) and one read long before
+/// (`first`), both by host_sync_now: `t`'s distance from `now` is scaled by the reference clock's
+/// rate against the report clock over [first, now] (once that span exceeds 100 ms), so neither an
+/// offset nor a rate difference between the two clocks since the start moves `t`.
+uint64_t host_to_reference(uint64_t t, const HostSync &now, const HostSync &first);
+
 /// Per-device syncs, set from the driver and read on the reader thread (seqlock-free: a device's
 /// sync is published once before its channels start and only replaced while they are stopped).
 class DeviceClocks {

@@ -15,6 +15,10 @@ constexpr unsigned int kSamplePeriodMs = 20;
 constexpr unsigned int kRealTime = 1;
 constexpr int kPollTimeoutS = 1;
 constexpr int kProfStoppedAlready = -4;
+// After reading, the poll thread lets the channels fill this long before it polls again: a device
+// that finishes a kernel every few microseconds then costs one wake-up and one read per interval,
+// not per kernel (a flush reads at once, on its caller's thread, whatever the poll thread does).
+constexpr auto kReadInterval = std::chrono::milliseconds(1);
 
 uint64_t mono_ns() {
     timespec ts{};
@@ -171,6 +175,7 @@ void HalChannelReader::poll_main(uint64_t generation) {
             std::lock_guard<std::mutex> lock(parse_);
             drain(info[i].deviceId, info[i].channelId, *c);
         }
+        if (n > 0) std::this_thread::sleep_for(kReadInterval);
     }
 }
 

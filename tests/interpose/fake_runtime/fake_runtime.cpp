@@ -34,7 +34,7 @@ uint64_t clock_ns(clockid_t id) {
 }
 uint64_t now_ns() { return clock_ns(CLOCK_MONOTONIC); }
 // Host reports carry MsprofSysCycleTime's clock (CLOCK_MONOTONIC_RAW ns); times here are CLOCK_MONOTONIC.
-uint64_t report_time(uint64_t mono) { return mono + (clock_ns(CLOCK_MONOTONIC_RAW) - now_ns()); }
+uint64_t report_time(uint64_t mono) { return mono + (MsprofSysCycleTime() - now_ns()); }
 
 const pa::Gate &gate() { return *vnpuProfapiGate(); }
 constexpr uint64_t kTrack = pa::kSwitchTaskTime | pa::kSwitchRuntimeTrace;
