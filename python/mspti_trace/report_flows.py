@@ -37,10 +37,12 @@ def _pftrace(path):
     out = []
     for evs in pftrace_reader.flows(trace).values():
         begins = [e for e in evs if e["type"] == pftrace_reader.SLICE_BEGIN and e["categories"]]
-        if len(begins) != 2:
-            continue
-        call, work = begins
-        if call["categories"][0] in API_CATEGORIES and work["categories"][0] in WORK_CATEGORIES:
+        # By category, not by time: a synchronous copy's record (timed around the runtime call) starts
+        # a little before the call's own report.
+        calls = [e for e in begins if e["categories"][0] in API_CATEGORIES]
+        works = [e for e in begins if e["categories"][0] in WORK_CATEGORIES]
+        if len(begins) == 2 and len(calls) == 1 and len(works) == 1:
+            call, work = calls[0], works[0]
             out.append((call["ts"], call["name"], work["ts"], work["categories"][0]))
     return out
 

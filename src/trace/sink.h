@@ -101,6 +101,18 @@ public:
     void set_window_records(const uint64_t (&per_kind)[MSPTI_ACTIVITY_KIND_COUNT]) {
         for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) window_records_[k] = per_kind[k];
     }
+    // Records held for a flow's other side (Timeline) are written in a later window than the one
+    // they came in: `delta[k]` more records of kind k came in this window than its slices hold
+    // (negative: earlier ones released into it). A sink that writes each record as it comes
+    // (SQLite's rows) writes them in the window they came in.
+    void move_window_records(const int64_t (&delta)[MSPTI_ACTIVITY_KIND_COUNT]) {
+        if (writes_records_as_they_come()) return;
+        for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k)
+            window_records_[k] = static_cast<uint64_t>(static_cast<int64_t>(window_records_[k]) - delta[k]);
+    }
+    virtual bool writes_records_as_they_come() const { return false; }
+    // The records of kind k the window holds (what a lost window loses).
+    uint64_t window_records(int k) const { return window_records_[k]; }
     bool take_window_lost() {
         bool lost = window_lost_;
         window_lost_ = false;

@@ -18,6 +18,7 @@ class SqliteSink : public Sink {
 public:
     SqliteSink(const Config &config, uint32_t pid) : config_(config), pid_(pid) {}
     ~SqliteSink() override;
+    bool writes_records_as_they_come() const override { return true; }  // rows, at record()
     bool open(const std::string &path, std::string &error) override;
     void track(const Track &) override {}
     void begin(const Slice &) override {}

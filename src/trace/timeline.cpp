@@ -170,7 +170,10 @@ void Timeline::add(const Record &r) {
     if (flow_slice(r.kind())) {
         bool held = link_flows_ && correlation_id(r) != MSPTI_INVALID_CORRELATION_ID &&
                     links_.hold(r, launch_side(r.kind()) == LaunchSide::kDevice);
-        if (!held) put_slice(r, false);
+        if (held)
+            ++held_delta_[r.kind()];
+        else
+            put_slice(r, false);
         return;
     }
     if (add_slice(r)) return;
@@ -335,7 +338,12 @@ void Timeline::emit(Base &base, Lane &lane) {
 void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     // Launches whose both sides came, and records that waited long enough for theirs.
     links_.release(now, final, released_);
-    for (const FlowLinks::Released &x : released_) put_slice(x.record, x.flow);
+    for (const FlowLinks::Released &x : released_) {
+        put_slice(x.record, x.flow);
+        --held_delta_[x.record.kind()];
+    }
+    sink_.move_window_records(held_delta_);
+    for (int64_t &n : held_delta_) n = 0;
     for (auto &entry : bases_) {
         Base &b = entry.second;
         if (b.window.empty()) continue;

@@ -100,6 +100,9 @@ private:
     bool link_flows_ = false;  // API and device kinds are both traced: flows can have both ends
     FlowLinks links_;
     std::vector<FlowLinks::Released> released_;
+    // Of this window, per kind: records held in links_ minus records released from it (their
+    // slices are written in another window than the one they came in: Sink::move_window_records).
+    int64_t held_delta_[MSPTI_ACTIVITY_KIND_COUNT] = {};
     // Marker id -> its host half's name (the device half has none); the oldest are forgotten first.
     std::unordered_map<uint64_t, const char *> host_names_;
     std::deque<uint64_t> host_name_order_;

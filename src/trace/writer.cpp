@@ -255,9 +255,9 @@ void Writer::window(bool final) {
     timeline_->end_window(stats, now_epoch_ns(), final);
     if (sink_->take_window_lost()) {
         window_lost_ = true;
-        for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {
-            lost_[k] += window_records_[k];
-            lost_total_ += window_records_[k];
+        for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {  // as the sink counted them (held records moved)
+            lost_[k] += sink_->window_records(k);
+            lost_total_ += sink_->window_records(k);
         }
     }
     for (auto &n : window_records_) n = 0;

@@ -29,6 +29,8 @@ from conftest import MSPTI_TRACE, WORKLOAD, trace
 N = 24  # matmuls launched inside the range
 API_CATS = {"api", "acl_api", "node_api", "runtime_api"}
 DEVICE_CATS = {"kernel", "memcpy", "memset", "communication"}
+# Records timed on the host around the runtime call (libmspti's memory hooks), not by the device.
+HOST_TIMED_CATS = {"memcpy", "memset"}
 NOT_LAUNCHES = {"aclrtMalloc", "aclrtFree", "aclrtSynchronizeDevice", "aclrtSynchronizeStream"}
 
 
@@ -233,7 +235,11 @@ def test_json_flows_go_from_one_launch_call_to_its_device_work(runs):
         calls, work = at(s, API_CATS), at(f, DEVICE_CATS)
         assert calls and work, (s, f)
         assert not {c["name"] for c in calls} & NOT_LAUNCHES, calls
-        assert s["ts"] <= f["ts"]
+        # A launch's device work starts after the call; a synchronous copy's or set's record is timed
+        # around the runtime call by libmspti's hook, so it may start up to a microsecond before the
+        # call's own report (as with msPTI's library).
+        slack = 1.0 if work[0]["cat"] in HOST_TIMED_CATS else 0.0
+        assert s["ts"] <= f["ts"] + slack, (s, f)
         launched[work[0]["cat"]] += 1
     device = Counter(x["cat"] for x in xs if x["cat"] in DEVICE_CATS)
     # One flow per piece of device work: the N + 4 kernels and the set-up copies.
@@ -252,8 +258,12 @@ def test_pftrace_flows_have_one_api_start_and_one_device_end(runs):
     assert len(per) == len(device)
     for fid, ss in per.items():
         assert len(ss) == 2, [(s["name"], s["cat"]) for s in ss]
-        call, work = sorted(ss, key=lambda s: s["start"])
-        assert call["cat"] in API_CATS and work["cat"] in DEVICE_CATS, (call, work)
+        calls = [s for s in ss if s["cat"] in API_CATS]
+        works = [s for s in ss if s["cat"] in DEVICE_CATS]
+        assert len(calls) == 1 and len(works) == 1, (ss,)
+        call, work = calls[0], works[0]
+        slack = 1000 if work["cat"] in HOST_TIMED_CATS else 0  # see the JSON test
+        assert call["start"] <= work["start"] + slack, (call, work)
         assert call["name"] not in NOT_LAUNCHES
     assert all(len(s["flows"]) == 1 for s in device)
 
