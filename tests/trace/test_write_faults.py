@@ -91,7 +91,9 @@ def check_counts(path, lost_expected):
     assert apis + dropped == produced, (apis, dropped, produced)
     lost = stats.get("lost_to_write_failures", 0)
     if lost_expected:
-        assert kernels < EXPECTED_KERNELS and lost > 0, (kernels, stats)
+        # A lost window may hold no kernel (host records only, when the device's lag behind): the
+        # counts above still add up.
+        assert lost > 0 and kernels + apis < EXPECTED_KERNELS + produced, (kernels, apis, stats)
     else:
         assert lost == 0 and kernels == EXPECTED_KERNELS, (kernels, stats)
     return lost
