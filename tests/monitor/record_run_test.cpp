@@ -129,7 +129,8 @@ TEST(RecordRun, AStopThatReachesItsTimeoutCountsEveryRecordNotHandedOverAsDroppe
     EXPECT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
     m.set_stop_timeout(mspti::Monitor::kDefaultStopTimeoutMs);
     EXPECT_LT(run.marks.load(), kMarks);  // the stop did not wait for the whole backlog
-    EXPECT_FALSE(run.live_after.load());
+    // (Whether a run was cut short depends on when the timeout fell: between two runs, the next
+    // one is never called. The stop from inside, above, checks live_after.)
     const mspti::MonitorStats s = m.stats();
     EXPECT_EQ(s.delivered, run.marks.load());
     EXPECT_EQ(s.delivered + s.dropped, kMarks);  // every record handed over or counted dropped
