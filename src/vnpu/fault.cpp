@@ -84,8 +84,8 @@ void delay(uint64_t ns) {
 
 extern "C" {
 
-/// Called by libmspti after it recorded the start of an mstx range (only while VNPU_FAULT_PHASE
-/// is set): a range named as the phase is slowed here, so its time lies inside the range.
+/// Called by libprofapi after the mstx tool started a range that came through it (only while
+/// VNPU_FAULT_PHASE is set): a range named as the phase is slowed here, so its time lies inside the range.
 VNPU_EXPORT void vnpuFaultRangeStarted(const char *message) {
     const vnpu::fault::Settings &s = vnpu::fault::g_settings;
     if (s.phase_ns != 0 && message != nullptr && std::strcmp(message, s.phase) == 0) vnpu::fault::delay(s.phase_ns);

@@ -588,7 +588,14 @@ struct FakeHal {
         bool pending = false;
         uint32_t starts = 0;
         std::vector<uint32_t> config;
+        // Records a flush counts but that reach the ring only after the reader has found it empty
+        // kEmptyReadsBeforeArrival times since that flush (the device's data still on its way).
+        std::string in_flight;
+        bool arriving = false;
+        int empty_reads = 0;
     };
+    static constexpr int kEmptyReadsBeforeArrival = 3;
+    unsigned int flush_extra = 0;  // bytes a flush reports beyond what it will deliver
     std::mutex mu;
     std::condition_variable cv;
     std::map<std::pair<uint32_t, uint32_t>, Ring> rings;
@@ -605,6 +612,11 @@ struct FakeHal {
         uint32_t n = 0;
         for (auto &[k, r] : rings) n += r.on;
         return n;
+    }
+    // Records the device has finished but that reach the ring only after the next flush (see Ring).
+    void hold(uint32_t dev, uint32_t ch, const std::string &rec) {
+        std::lock_guard<std::mutex> l(mu);
+        rings[{dev, ch}].in_flight += rec;
     }
     void write(uint32_t dev, uint32_t ch, const std::string &rec) {
         std::lock_guard<std::mutex> l(mu);
@@ -685,6 +697,12 @@ struct FakeHal {
             std::lock_guard<std::mutex> l(f.mu);
             Ring &r = f.rings[{dev, ch}];
             size_t avail = r.bytes.size() - r.head;
+            if (avail == 0 && r.arriving && ++r.empty_reads >= kEmptyReadsBeforeArrival) {
+                r.bytes += r.in_flight;  // arrives now; this read still found nothing
+                r.in_flight.clear();
+                r.arriving = false;
+                f.cv.notify_all();
+            }
             // any cut: records split across reads, as a driver's buffer wrap splits them
             size_t n = std::min<size_t>({avail, size, 1 + f.rng() % 300});
             std::memcpy(out, r.bytes.data() + r.head, n);
@@ -695,7 +713,9 @@ struct FakeHal {
             FakeHal &f = *current();
             std::lock_guard<std::mutex> l(f.mu);
             Ring &r = f.rings[{dev, ch}];
-            *len = static_cast<unsigned int>(r.bytes.size() - r.head);
+            *len = static_cast<unsigned int>(r.bytes.size() - r.head + r.in_flight.size()) + f.flush_extra;
+            r.arriving = !r.in_flight.empty();
+            r.empty_reads = 0;
             return 0;
         };
         return h;
@@ -796,6 +816,55 @@ TEST(HalChannelReader, EightProducersOnEightDevicesEveryRecordOnceAfterFlush) {
         reader.stop_all();
         EXPECT_FALSE(reader.started(0, cann::kChannelTsFw));
     }
+}
+
+// halProfDataFlush's length is what must be read: records the flush counted but that reach the
+// channel only after reads that found it empty are read too, before flush() returns. (Reading until
+// the first empty read, the flush returned without them.)
+TEST(HalChannelReader, FlushReadsTheLengthTheDriverReportsEvenIfItArrivesLate) {
+    for (uint32_t chip : kChips) {
+        SCOPED_TRACE(chip_name(chip));
+        FakeHalScope f;
+        f.hal.chip = chip;
+        Collector sink;
+        HalChannelReader reader(FakeHal::api(), sink);
+        ASSERT_EQ(reader.start(3, cann::kChannelStarsSocLog), StartResult::kStarted);
+        ASSERT_EQ(reader.start(3, cann::kChannelTsFw), StartResult::kStarted);
+        constexpr uint32_t kTasks = 50;
+        for (uint32_t i = 0; i < kTasks; ++i) {
+            const std::string rec = soc_record(chip, 0, 3, i, 10 * i) + soc_record(chip, 1, 3, i, 10 * i + 5);
+            if (i < kTasks / 2)
+                f.hal.write(3, 50, rec);
+            else
+                f.hal.hold(3, 50, rec);
+        }
+        f.hal.hold(3, 44, step_record(chip, 3, 7, 7, 2, 11, 1));
+        reader.flush();
+        EXPECT_EQ(sink.size(), 2u * kTasks + 1);
+        EXPECT_EQ(reader.short_flushes(), 0u);
+        reader.stop_all();
+    }
+}
+
+// A length one byte over the records (the virtual driver's, for msPTI's sake) is met by the whole
+// records; a length the driver never delivers ends the flush after kFlushWait, counted.
+TEST(HalChannelReader, FlushLengthsBeyondTheRecords) {
+    FakeHalScope f;
+    Collector sink;
+    HalChannelReader reader(FakeHal::api(), sink);
+    ASSERT_EQ(reader.start(0, cann::kChannelStarsSocLog), StartResult::kStarted);
+    f.hal.flush_extra = 1;
+    for (uint32_t i = 0; i < 10; ++i) f.hal.write(0, 50, soc_record(cann::kChip910B, 0, 0, i, i));
+    reader.flush();
+    EXPECT_EQ(sink.size(), 10u);
+    EXPECT_EQ(reader.short_flushes(), 0u);
+    f.hal.flush_extra = 64;  // a whole record more than will come
+    f.hal.write(0, 50, soc_record(cann::kChip910B, 0, 0, 10, 10));
+    reader.flush();
+    EXPECT_EQ(sink.size(), 11u);
+    EXPECT_EQ(reader.short_flushes(), 1u);
+    f.hal.flush_extra = 0;
+    reader.stop_all();
 }
 
 // Starting and stopping from several threads while data flows: no deadlock, no record parsed twice.

@@ -64,6 +64,7 @@ public:
     void reset() { pending_ = 0; }
 
     size_t pending() const { return pending_; }
+    size_t record_bytes() const { return size_; }
     const DecoderCounts &counts() const { return counts_; }
     uint32_t device() const { return device_; }
     uint32_t channel() const { return channel_; }

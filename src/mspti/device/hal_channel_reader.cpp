@@ -136,20 +136,48 @@ StartResult HalChannelReader::start(uint32_t device, uint32_t channel) {
     return StartResult::kStarted;
 }
 
-void HalChannelReader::drain(uint32_t device, uint32_t channel, Channel &c) {
-    if (c.decoder == nullptr) return;
+uint64_t HalChannelReader::drain(uint32_t device, uint32_t channel, Channel &c) {
+    if (c.decoder == nullptr) return 0;
     // Until a read finds nothing: what the device wrote before the call is then parsed. Bounded by
     // the bytes the channel could hold many times over, so a device that writes faster than we read
     // cannot keep a flush going.
     constexpr int kMaxReads = 4096;
+    uint64_t total = 0;
     for (int i = 0; i < kMaxReads; ++i) {
         int n = hal_.prof_channel_read(device, channel, c.buffer, kReadBytes);
         if (n < 0) {
             read_errors_.fetch_add(1, std::memory_order_relaxed);
+            return total;
+        }
+        if (n == 0) return total;
+        c.decoder->feed(c.buffer, static_cast<size_t>(n), sink_);
+        total += static_cast<uint64_t>(n);
+    }
+    return total;
+}
+
+void HalChannelReader::flush_channel(uint32_t device, uint32_t channel, Channel &c) {
+    unsigned int length = 0;
+    if (hal_.halProfDataFlush == nullptr || hal_.halProfDataFlush(device, channel, &length) != 0) {
+        drain(device, channel, c);  // no length said: what is there now
+        return;
+    }
+    if (c.decoder == nullptr) return;
+    // The driver hands out whole records, so a length that is not a multiple of the record size (the
+    // virtual driver's is one byte over, for msPTI's sake) is met once every whole record in it is read.
+    const uint64_t record = c.decoder->record_bytes();
+    auto met = [&](uint64_t got) { return got >= length || (length - got < record && c.decoder->pending() == 0); };
+    uint64_t got = drain(device, channel, c);
+    if (met(got)) return;
+    // The flushed data is still on its way from the device: read again until it is all there.
+    const auto deadline = std::chrono::steady_clock::now() + kFlushWait;
+    while (!met(got)) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            short_flushes_.fetch_add(1, std::memory_order_relaxed);
             return;
         }
-        if (n == 0) return;
-        c.decoder->feed(c.buffer, static_cast<size_t>(n), sink_);
+        std::this_thread::sleep_for(std::chrono::microseconds(100));  // a poll for the data, bounded above
+        got += drain(device, channel, c);
     }
 }
 
@@ -184,10 +212,9 @@ void HalChannelReader::flush() {
         for (uint32_t ch : {kChannelTsFw, kChannelStarsSocLog}) {
             Channel *c = find(dev, ch);
             if (!c->on.load(std::memory_order_acquire)) continue;
-            unsigned int length = 0;
-            if (hal_.halProfDataFlush != nullptr) hal_.halProfDataFlush(dev, ch, &length);
+            // Flushed under the parse lock: the poller cannot read the bytes counted by the flush.
             std::lock_guard<std::mutex> lock(parse_);
-            drain(dev, ch, *c);
+            flush_channel(dev, ch, *c);
         }
     }
 }
@@ -200,9 +227,7 @@ void HalChannelReader::stop(uint32_t device, uint32_t channel) {
         std::lock_guard<std::mutex> control(control_);
         if (!c->on.load(std::memory_order_relaxed)) return;
         std::lock_guard<std::mutex> lock(parse_);
-        unsigned int length = 0;
-        if (hal_.halProfDataFlush != nullptr) hal_.halProfDataFlush(device, channel, &length);
-        drain(device, channel, *c);  // what finished before the stop is delivered
+        flush_channel(device, channel, *c);  // what finished before the stop is delivered
         c->on.store(false, std::memory_order_release);
         if (hal_.prof_stop != nullptr) hal_.prof_stop(device, channel);
         if (on_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) {

@@ -3,13 +3,15 @@
 // the bytes to each channel's ChannelDecoder, whose records go to a ChannelSink. After a read the
 // poll thread waits 1 ms before it polls again, so a busy device's records are read in batches, not
 // with a wake-up per kernel. Channels are read and parsed under one lock, so flush() (on the
-// caller's thread: the device flushes, then the channel is read until empty) returns only once
-// everything the device had written is parsed: unlike msPTI, where a flush counts as done once data
-// is read. Device ticks convert through DeviceClocks, set from the device's counter and frequency
+// caller's thread: the device flushes and says how many bytes are left, then the channel is read
+// until that many were read, waiting for data still on its way, and on until empty) returns only
+// once everything the device had written is parsed: unlike msPTI, where a flush counts as done once
+// data is read. Device ticks convert through DeviceClocks, set from the device's counter and frequency
 // when its first channel starts.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -62,6 +64,10 @@ public:
     /// Sum of the decoders' counts over every channel ever started.
     DecoderCounts counts() const;
     uint64_t read_errors() const { return read_errors_.load(std::memory_order_relaxed); }
+    /// Flushes that gave up waiting for the bytes halProfDataFlush said were left (kFlushWait).
+    uint64_t short_flushes() const { return short_flushes_.load(std::memory_order_relaxed); }
+    /// How long a flush waits for the bytes the driver said were left before it gives up.
+    static constexpr std::chrono::milliseconds kFlushWait{1000};
 
     /// fork(): holds every lock of the reader across it (parent releases them; the child renews them).
     void fork_prepare();
@@ -77,7 +83,8 @@ private:
     };
     static int slot(uint32_t channel);
     Channel *find(uint32_t device, uint32_t channel);
-    void drain(uint32_t device, uint32_t channel, Channel &c);  // caller holds parse_
+    uint64_t drain(uint32_t device, uint32_t channel, Channel &c);  // caller holds parse_; bytes read
+    void flush_channel(uint32_t device, uint32_t channel, Channel &c);  // caller holds parse_
     void sync_clock(uint32_t device);
     void poll_main(uint64_t generation);
 
@@ -93,6 +100,7 @@ private:
     std::atomic<uint32_t> on_count_{0};
     std::atomic<uint64_t> generation_{0};
     std::atomic<uint64_t> read_errors_{0};
+    std::atomic<uint64_t> short_flushes_{0};
 };
 
 }  // namespace mspti::device

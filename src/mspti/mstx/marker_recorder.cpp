@@ -8,7 +8,6 @@
 #include "core/marker_names.h"
 #include "mstx/marker_domains.h"
 #include "mstx/open_ranges.h"
-#include "mstx/phase_fault.h"
 
 namespace mspti::mstx {
 namespace {
@@ -166,9 +165,7 @@ void mark(const char *message, aclrtStream stream) {
 }
 
 mstxRangeId range_start(const char *message, aclrtStream stream) {
-    const mstxRangeId id = default_domain_enabled() ? start_in(kDefaultDomain, message, stream, "mstxRangeStartA") : 0;
-    phase_fault(message);
-    return id;
+    return default_domain_enabled() ? start_in(kDefaultDomain, message, stream, "mstxRangeStartA") : 0;
 }
 
 void range_end(mstxRangeId id) { end_range(id, ActivityEngine::enabled(kMarker) && default_domain_enabled()); }
@@ -202,7 +199,6 @@ mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, a
         mstxDomainRegistration_st *d = recording_domain(domain, "mstxDomainRangeStartA");
         if (d != nullptr) id = start_in(d->name, message, stream, "mstxDomainRangeStartA");
     }
-    phase_fault(message);
     return id;
 }
 
