@@ -20,8 +20,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS
     ${CMAKE_BINARY_DIR}/lib ${CMAKE_BINARY_DIR}/python/mspti ${CMAKE_BINARY_DIR}/python/vnpu)
 math(EXPR next_minor "${Python3_VERSION_MINOR} + 1")  # the extension modules are built for one Python ABI
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= 3.${Python3_VERSION_MINOR}), python3 (<< 3.${next_minor})")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy, default-jre-headless | java11-runtime-headless")
+# numpy: mspti-trace's summary and analyze compute on numpy columns.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= 3.${Python3_VERSION_MINOR}), python3 (<< 3.${next_minor}), python3-numpy")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "default-jre-headless | java11-runtime-headless")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "openmpi-bin")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)  # control files 0644, scripts 0755 (lintian)
 # shlibs and the ldconfig trigger for the shared libraries in /usr/lib (lintian: no-shlibs,

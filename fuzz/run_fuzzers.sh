@@ -11,10 +11,10 @@ cmake -S . -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMA
   -DMSPTI_BUILD_FUZZERS=ON -DMSPTI_SANITIZE=address,undefined -DMSPTI_BUILD_TESTS=OFF -DMSPTI_BUILD_BENCH=OFF \
   -DMSPTI_BUILD_DOCS=OFF -DMSPTI_BUILD_SAMPLES=OFF -DMSPTI_BUILD_VNPU=OFF -DMSPTI_BUILD_PYTHON=OFF \
   -DMSPTI_BUILD_JAVA=OFF >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target get_next_record_fuzzer mstx_fuzzer
+cmake --build "$dir" -j"$(nproc)" --target get_next_record_fuzzer mstx_fuzzer pftrace_columns_fuzzer
 
 mkdir -p "$dir/crashes"
-for fuzzer in get_next_record_fuzzer mstx_fuzzer; do
+for fuzzer in get_next_record_fuzzer mstx_fuzzer pftrace_columns_fuzzer; do
   corpus="$dir/corpus/$fuzzer"
   mkdir -p "$corpus"
   echo "== $fuzzer: ${seconds}s ==" >&2

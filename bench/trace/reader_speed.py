@@ -9,7 +9,7 @@ of the process and the workers it waits for; summary and analyze read the files 
 one worker per CPU).
 
     reader_speed.py BUILD_DIR OUT_JSON [--ranks 8] [--mb 50] [--before main] [--reps 1] [--keep DIR]
-                    [--only summary,analyze,merge]
+                    [--only summary,analyze,merge] [--variants before,after] [--timeout S]
 """
 import argparse
 import glob
@@ -52,15 +52,21 @@ def before_tree(rev, base):
     return os.path.join(d, "python")
 
 
-def measure(pythonpath, build, args):
-    """(wall s, peak RSS MB) of `python3 -m mspti_trace ARGS`."""
-    env = dict(os.environ, PYTHONPATH=f"{pythonpath}{os.pathsep}{os.path.join(build, 'python')}")
-    r = subprocess.run(["/usr/bin/time", "-f", "%e %M", PYTHON, "-m", "mspti_trace", *args], env=env,
-                       capture_output=True, text=True)
+def measure(pythonpath, build, args, timeout):
+    """(wall s, peak RSS MB, CPU s: user + system) of `python3 -m mspti_trace ARGS`; None past
+    timeout seconds. The
+    native decoder (libmspti_trace_reader.so) is found in the build's lib/."""
+    env = dict(os.environ, PYTHONPATH=f"{pythonpath}{os.pathsep}{os.path.join(build, 'python')}",
+               MSPTI_TRACE_LIB_DIR=os.path.join(build, "lib"))
+    try:
+        r = subprocess.run(["/usr/bin/time", "-f", "%e %M %U %S", PYTHON, "-m", "mspti_trace", *args], env=env,
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
     if r.returncode != 0:
         raise RuntimeError(f"{args}: exit {r.returncode}: {r.stderr[-2000:]}")
-    wall, kb = r.stderr.strip().splitlines()[-1].split()
-    return float(wall), int(kb) / 1024
+    wall, kb, user, system = r.stderr.strip().splitlines()[-1].split()
+    return float(wall), int(kb) / 1024, float(user) + float(system)
 
 
 def main():
@@ -73,6 +79,8 @@ def main():
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--keep", help="reuse (or keep) the traces in this directory")
     p.add_argument("--only", default="summary,analyze,merge", help="comma list of the commands to time")
+    p.add_argument("--timeout", type=float, default=None, help="seconds a command may run (then: did not finish)")
+    p.add_argument("--variants", default="before,after", help="comma list: before, after")
     ns = p.parse_args()
     build = os.path.abspath(ns.build)
     base = ns.keep or tempfile.mkdtemp(prefix="reader_speed_")
@@ -83,22 +91,35 @@ def main():
     else:
         traces, files, iters = make_traces(build, base, ns.ranks, ns.mb)
     total = sum(os.path.getsize(f) for f in files)
-    variants = {"before": before_tree(ns.before, tempfile.mkdtemp(prefix="before_", dir=base)),
-                "after": os.path.join(ROOT, "python")}
+    wanted = ns.variants.split(",")
+    variants = {}
+    if "before" in wanted:
+        variants["before"] = before_tree(ns.before, tempfile.mkdtemp(prefix="before_", dir=base))
+    if "after" in wanted:
+        variants["after"] = os.path.join(ROOT, "python")
     merged = os.path.join(base, "merged.pftrace")
     commands = {"summary": ["summary", traces], "analyze": ["analyze", traces, "--format", "json", "-o", os.devnull],
                 "merge": ["merge", traces, "-o", merged]}
     commands = {k: v for k, v in commands.items() if k in ns.only.split(",")}
     results = {"files": len(files), "bytes": total, "iters_per_rank": iters, "cpus": os.cpu_count(),
                "load_average": os.getloadavg(), "runs": {}}
+    print(f"{len(files)} files, {total / 1e6:.1f} MB; load average {os.getloadavg()}", flush=True)
     for rep in range(ns.reps):
         for name, args in commands.items():
             for variant, path in variants.items():  # before and after alternate, command by command
-                wall, rss = measure(path, build, args)
+                got = measure(path, build, args, ns.timeout)
+                if got is None:
+                    results["runs"].setdefault(f"{name}/{variant}", []).append({"timed_out_s": ns.timeout})
+                    print(f"{name:8s} {variant:6s} did not finish in {ns.timeout} s", flush=True)
+                    continue
+                wall, rss, cpu = got
                 results["runs"].setdefault(f"{name}/{variant}", []).append(
-                    {"wall_s": wall, "mb_per_s": total / 1e6 / wall, "peak_rss_mb": rss})
-                print(f"{name:8s} {variant:6s} {wall:7.2f} s {total / 1e6 / wall:7.1f} MB/s "
-                      f"peak RSS {rss:7.1f} MB", flush=True)
+                    {"wall_s": wall, "mb_per_s": total / 1e6 / wall, "peak_rss_mb": rss, "cpu_s": cpu,
+                     "mb_per_cpu_s": total / 1e6 / cpu, "load_average": os.getloadavg()})
+                print(f"{name:8s} {variant:6s} {wall:7.2f} s {total / 1e6 / wall:7.1f} MB/s, CPU {cpu:7.2f} s "
+                      f"{total / 1e6 / cpu:7.1f} MB per CPU s, peak RSS {rss:7.1f} MB, load {os.getloadavg()[0]:.1f}",
+                      flush=True)
+    results["load_average_after"] = os.getloadavg()
     with open(ns.out, "w") as f:
         json.dump(results, f, indent=1)
 

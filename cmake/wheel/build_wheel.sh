@@ -25,7 +25,7 @@ mkdir -p "$libs"
 # it answers the others' DT_NEEDED libmspti.so.0); the others under the names the linker looks for.
 cp -L "$tmp/stage/lib/libmspti.so" "$libs/libmspti.so"
 cp -L "$tmp/stage/lib/libmspti_monitor.so.0" "$libs/"
-for lib in libvnpu.so libprofapi.so libascend_hal.so libvnpu_hccl_mpi.so libmspti_trace.so; do
+for lib in libvnpu.so libprofapi.so libascend_hal.so libvnpu_hccl_mpi.so libmspti_trace.so libmspti_trace_reader.so; do
   if [ -e "$tmp/stage/lib/$lib" ]; then cp -L "$tmp/stage/lib/$lib" "$libs/"; fi
 done
 # Debug information stays in the build tree.

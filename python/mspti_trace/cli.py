@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from . import text
+from . import native_lib, text
 
 KINDS = ("kernel", "api", "hccl", "communication", "marker", "memory", "memcpy", "memset")
 SUBCOMMANDS = ("merge", "summary", "report", "analyze")
@@ -405,6 +405,8 @@ def main(argv=None, lib_dir=None, version=None, child_python=None):
     """The launcher. The generated bin/mspti-trace passes where its libraries and Python packages
     are, and the version; the wheel's console script passes nothing (see console_main)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if lib_dir:  # the readers' native decoder is there too
+        native_lib.set_lib_dir(lib_dir)
     if argv and argv[0] in SUBCOMMANDS:
         return _subcommand(argv[0], argv[1:])
     ns = _parse(argv, _version(version))

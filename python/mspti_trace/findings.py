@@ -6,9 +6,10 @@ tables with their spread across ranks."""
 import statistics
 from collections import defaultdict
 
+from . import columns
 from . import steps as st
 from . import waits as wt
-from .model import KERNEL, host_row
+from .model import KERNEL
 
 # A rank is slow, or a link, only when the excess is at least this long and at least this share
 # of the median step: scheduling noise on a loaded machine stays below both.
@@ -25,9 +26,8 @@ def components(run, step_name, instances_by_comm):
         for s in st.host_ranges(p):
             if s.name != step_name:
                 totals[(p.label, ("range", s.name))] += s.dur
-        for s in p.slices:
-            if s.cat == KERNEL:
-                totals[(p.label, ("kernel", s.name))] += s.dur
+        for name, (_, total) in _kernels(p).items():
+            totals[(p.label, ("kernel", name))] += total
     for comm, insts in instances_by_comm.items():
         for inst in insts:
             for label, t in wt.instance_waits(inst)["transit"].items():
@@ -50,18 +50,27 @@ def excess(run, comps, label):
     return out
 
 
+def _kernels(proc):
+    """{kernel name: (count, total ns)} of one process."""
+    c = proc.cols
+    m = c.mask(KERNEL)
+    out = {}
+    for k, v in columns.group(c.name[m], c.dur(m)).items():
+        n, total = out.get(c.strings[k], (0, 0))  # two codes may read as one name (bad UTF-8 replaced)
+        out[c.strings[k]] = (n + v[0], total + v[1])
+    return out
+
+
 def tables(run):
     """Per kernel and per range name: per rank count and total, and the spread across ranks."""
     per = defaultdict(lambda: defaultdict(lambda: [0, 0]))  # (kind, name) -> rank -> [count, total]
     for p in run.processes:
-        for s in p.slices:
-            if s.cat == KERNEL:
-                key = ("kernel", s.name)
-            elif s.cat == "marker" and host_row(s.row) and s.name:
-                key = ("range", s.name)
-            else:
-                continue
-            c = per[key][p.label]
+        for name, (n, total) in _kernels(p).items():
+            c = per[("kernel", name)][p.label]
+            c[0] += n
+            c[1] += total
+        for s in st.host_ranges(p):
+            c = per[("range", s.name)][p.label]
             c[0] += 1
             c[1] += s.dur
     labels = [p.label for p in run.processes]

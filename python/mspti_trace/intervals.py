@@ -47,3 +47,39 @@ def intersection(x, y):
 def minus_length(iv, cut):
     """Length of the disjoint sorted intervals iv not covered by the disjoint sorted intervals cut."""
     return length(iv) - length(intersection(iv, cut))
+
+
+# --- the same on numpy arrays (the analysis of large traces): a set is (starts, ends), sorted
+# and disjoint, int64 ns.
+
+def np_union(starts, ends):
+    """The set covering the given [start, end) pairs (empty ones left out), as union() does."""
+    import numpy as np
+    starts, ends = np.asarray(starts, np.int64), np.asarray(ends, np.int64)
+    keep = ends > starts
+    s, e = starts[keep], ends[keep]
+    if not len(s):
+        return s, e
+    order = np.argsort(s, kind="stable")
+    s, e = s[order], e[order]
+    reach = np.maximum.accumulate(e)
+    first = np.flatnonzero(np.concatenate(([True], s[1:] > reach[:-1])))  # a gap before: a new interval
+    return s[first], np.maximum.reduceat(e, first)
+
+
+def np_length_before(span, xs):
+    """The length of the set before each x of xs (an array): |span & (-inf, x)|."""
+    import numpy as np
+    s, e = span
+    if not len(s):
+        return np.zeros(len(xs), np.int64)
+    cum = np.concatenate(([0], np.cumsum(e - s)))
+    j = np.searchsorted(s, xs, "left")  # the intervals that start before x
+    last_end = e[np.maximum(j - 1, 0)]
+    return cum[j] - np.where(j > 0, np.maximum(last_end - xs, 0), 0)  # the last may run past x
+
+
+def np_join(*spans):
+    """The union of sets."""
+    import numpy as np
+    return np_union(np.concatenate([s for s, _ in spans]), np.concatenate([e for _, e in spans]))

@@ -14,12 +14,12 @@ import gzip
 import json
 import os
 import statistics
-import struct
 import sys
 import zlib
 from collections import defaultdict, deque
 
 from . import pftrace_reader as pr
+from . import wire
 from .model import NoTraceError, load_dir, read_meta
 
 _PID_BASE = 1 << 22  # above Linux's largest pid: ids given to a pid that two hosts both used
@@ -85,28 +85,7 @@ def host_offsets(groups):
 
 # --- protobuf rewriting --------------------------------------------------------------------
 
-def _varint(v):
-    out = bytearray()
-    v &= (1 << 64) - 1
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _field(num, wt, value):
-    key = _varint(num << 3 | wt)
-    if wt == 0:
-        return key + _varint(value)
-    if wt == 1:
-        return key + struct.pack("<Q", value)
-    if wt == 5:
-        return key + struct.pack("<I", value)
-    return key + _varint(len(value)) + value
+_field = wire.encode_field
 
 
 def _rewrite(buf, edits):
@@ -172,20 +151,15 @@ def _whole_packets(buf, end):
     append = spans.append
     pos = 0
     while pos < end:
-        if buf[pos] != 0x0A:  # Trace.packet, length-delimited
+        if buf[pos] != wire.PACKET_KEY:  # Trace.packet, length-delimited
             return spans, pos, True
-        p = pos + 1
-        n = shift = 0
-        while True:
-            if p >= end:
+        n, p = buf[pos + 1] if pos + 1 < end else 0x80, pos + 2
+        if n >= 0x80:  # a packet of 128 bytes or more (or the buffer ends in its length)
+            try:
+                n, p = wire.varint(buf, pos + 1)
+            except wire.TruncatedError:
                 return spans, pos, False
-            b = buf[p]
-            p += 1
-            n |= (b & 0x7F) << shift
-            if b < 0x80:
-                break
-            shift += 7
-            if shift > 63:
+            except ValueError:  # longer than 10 bytes
                 return spans, pos, True
         if p + n > end:
             return spans, pos, False

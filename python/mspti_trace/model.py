@@ -47,13 +47,20 @@ class Slice:
 
 
 class Process:
-    """What one traced process wrote (one file)."""
+    """What one traced process wrote (one file).
+
+    Its slices are held as :class:`columns.Columns` (``cols``, what the analysis reads) and, when
+    asked for, as :class:`Slice` objects (``slices``, made from the columns on first use). A reader
+    may fill ``slices`` instead; the columns are then made from them on first use. Either way,
+    treat them as read-only once read: :meth:`shift` is the one change that keeps both in step."""
 
     def __init__(self, path, fmt, pid, rank=None):
         self.path, self.format, self.pid, self.rank = path, fmt, pid, rank
         self.host = None
         self.world_size = None
-        self.slices = []          # every Slice, any order
+        self._slices = []         # every Slice, any order (None: made from _cols when asked for)
+        self._cols = None         # the same as columns (None: made from _slices when asked for)
+        self._of = {}             # categories -> [Slice] made from the columns
         self.marks = 0            # mstx marks (instants)
         self.unended_ranges = 0   # "<message> (no end)" instants
         self.stats = {}           # kind -> {"produced", "delivered", "dropped"}
@@ -63,6 +70,36 @@ class Process:
         self.warnings = []        # damage met while reading (with the offset), the rest was read
 
     @property
+    def slices(self):
+        if self._slices is None:
+            self._slices = self._cols.to_slices()
+        return self._slices
+
+    @slices.setter
+    def slices(self, slices):
+        self._slices, self._cols, self._of = slices, None, {}
+
+    @property
+    def cols(self):
+        from .columns import Columns
+        if self._cols is None:
+            self._cols = Columns.from_slices(self._slices or [])
+        return self._cols
+
+    def set_columns(self, cols):
+        """The slices, as columns (a reader that decodes straight into columns)."""
+        self._cols, self._slices, self._of = cols, None, {}
+
+    def has_objects(self):
+        """Whether the slices exist as Slice objects now (a reader filled them, or they were asked for)."""
+        return self._slices is not None
+
+    def freeze(self):
+        """Keeps the columns only (after reading: cheap to pass between processes)."""
+        self.cols  # noqa: B018 -- made from the objects if need be
+        self._slices, self._of = None, {}
+
+    @property
     def label(self):
         return f"rank {self.rank}" if self.rank is not None else f"pid {self.pid}"
 
@@ -70,7 +107,17 @@ class Process:
         return (self.rank is None, self.rank if self.rank is not None else 0, self.pid)
 
     def of(self, *cats):
-        return [s for s in self.slices if s.cat in cats]
+        """The slices of the given categories, as Slice objects (made once per set of categories)."""
+        if self._slices is not None:
+            return [s for s in self._slices if s.cat in cats]
+        key = frozenset(cats)
+        if key not in self._of:
+            self._of[key] = self._cols.take(self._cols.mask(*cats)).to_slices()
+        return list(self._of[key])
+
+    def count(self, *cats):
+        """How many slices have one of the given categories."""
+        return int(self.cols.mask(*cats).sum())
 
     def dropped(self):
         """kind -> records dropped by msPTI (the final stats, else the total counter under 'all')."""
@@ -86,8 +133,8 @@ class Process:
         out = {}
         for cat in COLLECTIVE_CATEGORIES:
             first = {}
-            for s in self.slices:
-                if s.cat == cat and s.comm is not None:
+            for s in self.of(cat):
+                if s.comm is not None:
                     f = first.get(s.comm)
                     if f is None or s.start < f.start:
                         first[s.comm] = s
@@ -96,10 +143,20 @@ class Process:
         return out
 
     def shift(self, delta_ns):
-        for s in self.slices:
-            s.start += delta_ns
-            s.end += delta_ns
+        if self._cols is not None:
+            self._cols.shift(delta_ns)
+        if self._slices is not None:
+            for s in self._slices:
+                s.start += delta_ns
+                s.end += delta_ns
+        self._of = {}
 
+    def __getstate__(self):  # between processes: the columns only
+        state = dict(self.__dict__)
+        if state["_cols"] is not None:
+            state["_slices"] = None
+        state["_of"] = {}
+        return state
 
 
 def host_row(row):
@@ -160,10 +217,13 @@ class Run:
         """(first start, last end) over the slices of the given categories (all when None)."""
         lo = hi = None
         for p in self.processes:
-            for s in p.slices:
-                if cats is None or s.cat in cats:
-                    lo = s.start if lo is None or s.start < lo else lo
-                    hi = s.end if hi is None or s.end > hi else hi
+            c = p.cols
+            m = c.mask(*cats) if cats is not None else slice(None)
+            starts, ends = c.start[m], c.end[m]
+            if len(starts):
+                a, b = int(starts.min()), int(ends.max())
+                lo = a if lo is None or a < lo else lo
+                hi = b if hi is None or b > hi else hi
         return lo, hi
 
 
@@ -191,7 +251,7 @@ def load_dir(directory, fmt=None, records=True):
         warnings.append(f"{directory}: also holds {', '.join(others)} files; reading the {chosen} files only")
     meta = read_meta(directory)
     if records or chosen == "sqlite":
-        processes = _read_all(readers.read, found[chosen])
+        processes = _read_all(readers.read, found[chosen], threads=chosen == "pftrace" and readers.native())
     else:
         processes = [Process(p, parse_name(p)[2], parse_name(p)[1], parse_name(p)[0]) for p in found[chosen]]
     for p in processes:
@@ -203,12 +263,16 @@ def load_dir(directory, fmt=None, records=True):
     return Run(processes, [directory], warnings)
 
 
-def _read_all(read, paths):
-    """Reads the files in parallel (one process per CPU) when there are several; serially where
-    a pool cannot be made."""
+def _read_all(read, paths, threads=False):
+    """Reads the files in parallel (one worker per CPU) when there are several: threads for the
+    native pftrace decoder (it runs without the GIL, and its columns need no copying back),
+    processes for the Python readers; serially where a pool cannot be made."""
     workers = min(len(paths), os.cpu_count() or 1)
     if workers > 1:
         import concurrent.futures
+        if threads:
+            with concurrent.futures.ThreadPoolExecutor(workers) as ex:
+                return list(ex.map(read, paths))
         import multiprocessing
         try:
             with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:

@@ -13,64 +13,19 @@ No third-party modules: usable by tests, ``summary``, ``merge`` and ``report`` a
 import gzip
 import json
 import sqlite3
-import struct
 from collections import defaultdict
 
+from . import wire
 from .text import text as _text
 
-# TracePacket / TrackDescriptor / TrackEvent / InternedData field numbers (perfetto protos).
-_PACKET = 1
-_TIMESTAMP, _SEQ_ID, _TRACK_EVENT, _INTERNED, _SEQ_FLAGS, _TRACK_DESC = 8, 10, 11, 12, 13, 60
-SLICE_BEGIN, SLICE_END, INSTANT, COUNTER = 1, 2, 3, 4
-
-
-class TruncatedError(ValueError):
-    """The data ends inside a field."""
-
-
-def _varint(buf, pos):
-    result = shift = 0
-    while True:
-        if pos >= len(buf):
-            raise TruncatedError("varint runs past the end")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint too long")
-
-
-def fields(buf):
-    """Yields (field number, wire type, value) of one message: ints for varint/fixed, bytes for
-    length-delimited fields."""
-    pos, end = 0, len(buf)
-    while pos < end:
-        key, pos = _varint(buf, pos)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, pos = _varint(buf, pos)
-        elif wt == 1:
-            if pos + 8 > end:
-                raise TruncatedError("fixed64 runs past the end")
-            v = struct.unpack_from("<Q", buf, pos)[0]
-            pos += 8
-        elif wt == 2:
-            n, pos = _varint(buf, pos)
-            if pos + n > end:
-                raise TruncatedError("length-delimited field runs past the end")
-            v = bytes(buf[pos:pos + n])
-            pos += n
-        elif wt == 5:
-            if pos + 4 > end:
-                raise TruncatedError("fixed32 runs past the end")
-            v = struct.unpack_from("<I", buf, pos)[0]
-            pos += 4
-        else:
-            raise ValueError(f"wire type {wt} not supported")
-        yield num, wt, v
+# The wire format (field numbers, varints, fields) is wire's, shared with the analysis reader and merge.
+_PACKET = wire.TRACE_PACKET
+_TIMESTAMP, _SEQ_ID, _TRACK_EVENT = wire.TIMESTAMP, wire.SEQUENCE_ID, wire.TRACK_EVENT
+_INTERNED, _SEQ_FLAGS, _TRACK_DESC = wire.INTERNED_DATA, wire.SEQUENCE_FLAGS, wire.TRACK_DESCRIPTOR
+SLICE_BEGIN, SLICE_END, INSTANT, COUNTER = wire.SLICE_BEGIN, wire.SLICE_END, wire.INSTANT, wire.COUNTER
+TruncatedError = wire.TruncatedError
+_varint = wire.varint
+fields = wire.fields
 
 
 def message(buf):
@@ -81,8 +36,7 @@ def message(buf):
     return out
 
 
-def _signed(v):
-    return v - (1 << 64) if v >= 1 << 63 else v
+_signed = wire.signed
 
 
 def read_packets(data, strict=False):
@@ -166,7 +120,7 @@ def _annotation(buf, names):
     elif 4 in m:
         value = _signed(m[4][0])
     elif 5 in m:
-        value = struct.unpack("<d", struct.pack("<Q", m[5][0]))[0]
+        value = wire.double(m[5][0])
     elif 6 in m:
         value = _text(m[6][0])
     elif 2 in m:
@@ -229,7 +183,7 @@ def load_pftrace(path_or_bytes, strict=False):
             if 30 in te:
                 ev["counter"] = _signed(te[30][0])
             elif 44 in te:
-                ev["counter"] = struct.unpack("<d", struct.pack("<Q", te[44][0]))[0]
+                ev["counter"] = wire.double(te[44][0])
             trace.events.append(ev)
     return trace
 

@@ -8,6 +8,8 @@ device work (API calls and inner ranges while the device does nothing).
 
 import statistics
 
+import numpy as np
+
 from . import intervals as iv
 from .model import API_CATEGORIES, COLLECTIVE_CATEGORIES, KERNEL, MARKER, host_row
 
@@ -16,15 +18,15 @@ COPY_CATEGORIES = ("memcpy", "memset")
 
 def host_ranges(proc):
     """The process's named mstx ranges on host threads (device halves carry no name of their own)."""
-    return [s for s in proc.slices if s.cat == MARKER and host_row(s.row) and s.name]
+    return [s for s in proc.of(MARKER) if host_row(s.row) and s.name]
 
 
 def collective_category(run):
     """HCCL records when there are any, else COMMUNICATION records (one of the two, never both:
     each collective is reported as both)."""
-    if any(s.cat == "hccl" for p in run.processes for s in p.slices):
+    if any(p.count("hccl") for p in run.processes):
         return "hccl"
-    return "communication" if any(s.cat == "communication" for p in run.processes for s in p.slices) else None
+    return "communication" if any(p.count("communication") for p in run.processes) else None
 
 
 def choose_step(run, wanted=None):
@@ -61,31 +63,45 @@ def instances(proc, name):
 
 
 class DeviceSets:
-    """A process's busy intervals by kind (sorted, disjoint)."""
+    """A process's busy intervals by kind (numpy sets of intervals: sorted, disjoint)."""
 
     def __init__(self, proc, coll_cat):
-        self.kernel = iv.union((s.start, s.end) for s in proc.slices if s.cat == KERNEL)
-        cats = (coll_cat,) if coll_cat else COLLECTIVE_CATEGORIES
-        self.comm = iv.union((s.start, s.end) for s in proc.slices if s.cat in cats)
-        copies = iv.union((s.start, s.end) for s in proc.slices if s.cat in COPY_CATEGORIES)
-        self.busy = iv.union([tuple(x) for x in self.kernel + self.comm + copies])
+        c = proc.cols
+        k, m = c.mask(KERNEL), c.mask(*((coll_cat,) if coll_cat else COLLECTIVE_CATEGORIES))
+        self.kernel = iv.np_union(c.start[k], c.end[k])
+        self.comm = iv.np_union(c.start[m], c.end[m])
+        busy = k | m | c.mask(*COPY_CATEGORIES)
+        self.busy = iv.np_union(c.start[busy], c.end[busy])
+        self.kernel_or_comm = iv.np_join(self.kernel, self.comm)
 
     def host(self, proc, step_name):
         """API calls and inner ranges on host threads: where the host was doing something."""
-        return iv.union((s.start, s.end) for s in proc.slices
-                        if s.cat in API_CATEGORIES or (s.cat == MARKER and host_row(s.row)
-                                                       and s.name and s.name != step_name))
+        c = proc.cols
+        api = c.mask(*API_CATEGORIES)
+        ranges = [s for s in host_ranges(proc) if s.name != step_name]
+        return iv.np_union(np.concatenate((c.start[api], np.array([s.start for s in ranges], np.int64))),
+                           np.concatenate((c.end[api], np.array([s.end for s in ranges], np.int64))))
 
 
-def breakdown(proc, window, sets, host):
-    """The step breakdown of one process over window (start, end), in ns."""
-    lo, hi = window
-    k, c, busy = iv.clip(sets.kernel, lo, hi), iv.clip(sets.comm, lo, hi), iv.clip(sets.busy, lo, hi)
-    compute, comm = iv.length(k), iv.length(c)
-    overlap = iv.length(iv.intersection(k, c))
-    return {"duration": hi - lo, "compute": compute, "communication": comm, "overlap": overlap,
-            "exposed_communication": comm - overlap, "idle": (hi - lo) - iv.length(busy),
-            "host_only": iv.minus_length(iv.clip(host, lo, hi), busy)}
+def breakdowns(sets, host, windows):
+    """The step breakdown over each window (start, end), in ns: every window at once, from the
+    length of each set before each window's ends. Overlap is |K| + |C| - |K or C|, host time
+    outside device work |H or B| - |B|."""
+    lo = np.array([w[0] for w in windows], np.int64)
+    hi = np.array([w[1] for w in windows], np.int64)
+
+    def within(span):
+        return (iv.np_length_before(span, hi) - iv.np_length_before(span, lo)).tolist()
+
+    compute, comm, busy = within(sets.kernel), within(sets.comm), within(sets.busy)
+    either, host_or_busy = within(sets.kernel_or_comm), within(iv.np_join(host, sets.busy))
+    out = []
+    for n, (a, b) in enumerate(windows):
+        overlap = compute[n] + comm[n] - either[n]
+        out.append({"duration": b - a, "compute": compute[n], "communication": comm[n], "overlap": overlap,
+                    "exposed_communication": comm[n] - overlap, "idle": (b - a) - busy[n],
+                    "host_only": host_or_busy[n] - busy[n]})
+    return out
 
 
 def step_breakdowns(run, step_name, coll_cat):
@@ -98,7 +114,8 @@ def step_breakdowns(run, step_name, coll_cat):
         if step_name is not None:
             windows = [(r.start, r.end) for r in instances(p, step_name)]
         else:
-            windows = [(min(s.start for s in p.slices), max(s.end for s in p.slices))] if p.slices else []
-        for n, w in enumerate(windows):
-            rows.append({"rank": p.label, "step": n, "start": w[0], "end": w[1], **breakdown(p, w, sets, host)})
+            c = p.cols
+            windows = [(int(c.start.min()), int(c.end.max()))] if len(c) else []
+        for n, (w, b) in enumerate(zip(windows, breakdowns(sets, host, windows))):
+            rows.append({"rank": p.label, "step": n, "start": w[0], "end": w[1], **b})
     return rows

@@ -10,6 +10,9 @@ import os
 import sys
 from collections import defaultdict
 
+import numpy as np
+
+from . import columns
 from .model import API_CATEGORIES, COLLECTIVE_CATEGORIES, KERNEL, MARKER, NoTraceError, host_row, load_dir
 
 CSV_COLUMNS = ("scope", "section", "name", "kind", "count", "total_ns", "avg_ns", "min_ns", "max_ns",
@@ -39,21 +42,69 @@ class Stat:
         return self.bytes / self.total if self.total > 0 else 0.0
 
 
-def _group(slices, key):
-    out = defaultdict(Stat)
-    for s in slices:
-        out[key(s)].add(s.dur, s.bytes)
-    return out
-
-
 def unique_apis(processes):
     """The API call slices, each call once: msPTI reports an operator call as both an API and a
-    NODE_API record (same name and times); the NODE_API one stays."""
+    NODE_API record (same name and times); the NODE_API one stays. The objects of ``p.slices``
+    (the report picks them by identity); summary itself uses _api_mask."""
     for p in processes:
         node = {(s.name, s.start, s.end) for s in p.slices if s.cat == "node_api"}
         for s in p.slices:
             if s.cat in API_CATEGORIES and not (s.cat == "api" and (s.name, s.start, s.end) in node):
                 yield s
+
+
+def _api_mask(c):
+    """Which slices of a process's columns are API calls, each call once (see unique_apis)."""
+    m = c.mask(*API_CATEGORIES)
+    api, node = np.flatnonzero(c.mask("api")), np.flatnonzero(c.mask("node_api"))
+    if len(api) and len(node):
+        idx = np.concatenate((node, api))
+        tag = np.concatenate((np.zeros(len(node), np.int8), np.ones(len(api), np.int8)))
+        name, start, end = c.name[idx], c.start[idx], c.end[idx]
+        order = np.lexsort((tag, end, start, name))  # equal calls together, the NODE_API one first
+        name, start, end, tag, idx = name[order], start[order], end[order], tag[order], idx[order]
+        new = np.ones(len(idx), bool)
+        new[1:] = (name[1:] != name[:-1]) | (start[1:] != start[:-1]) | (end[1:] != end[:-1])
+        group = np.cumsum(new) - 1
+        has_node = np.zeros(group[-1] + 1, bool)
+        has_node[group[tag == 0]] = True
+        m[idx[(tag == 1) & has_node[group]]] = False
+    return m
+
+
+def _grouped(processes, pick, key_of, first=None):
+    """{key: Stat} over the slices that pick(columns) selects, keyed by key_of(a, name) where a
+    is first(columns) -> (a code per slice, code -> a); by default the category."""
+    keys = columns.Keys()
+    codes, durs, sizes = [], [], []
+    for p in processes:
+        c = p.cols
+        m = pick(c)
+        if not m.any():
+            continue
+        a_codes, a_of = first(c) if first is not None else (c.cat, c.strings.__getitem__)
+        n = max(len(c.strings), 1)
+        uniq, inv = np.unique(a_codes[m].astype(np.int64) * n + c.name[m], return_inverse=True)
+        shared = np.array([keys.code(key_of(a_of(u // n), c.strings[u % n])) for u in uniq.tolist()], np.int64)
+        codes.append(shared[inv])
+        durs.append(c.dur(m))
+        sizes.append(c.bytes[m])
+    out = {}
+    if codes:
+        for k, (n, total, lo, hi, nbytes) in columns.group(np.concatenate(codes), np.concatenate(durs),
+                                                            np.concatenate(sizes)).items():
+            st = out[keys.values[k]] = Stat()
+            st.count, st.total, st.lo, st.hi, st.bytes = n, total, lo, hi, nbytes
+    return out
+
+
+def _side(c):
+    """Per slice 1 on a host row, 0 on a device one; and the side's name."""
+    return c.string_mask(host_row)[c.row].astype(np.int64), lambda v: "host" if v else "device"
+
+
+def _collectives(c):
+    return c.mask(*COLLECTIVE_CATEGORIES)
 
 
 def slow_rank(run):
@@ -74,19 +125,17 @@ def slow_rank(run):
 def scope_tables(processes, slow=None):
     """The tables of one scope (one process, or all of them): a dict of row lists. `slow`: the
     slow rank's findings (:func:`slow_rank`), named in the collectives table."""
-    kernels = _group((s for p in processes for s in p.slices if s.cat == KERNEL), lambda s: s.name)
+    kernels = _grouped(processes, lambda c: c.mask(KERNEL), lambda cat, name: name)
     device_total = sum(st.total for st in kernels.values())
     kernel_rows = [{"name": n, "count": st.count, "total_ns": st.total, "avg_ns": st.avg, "min_ns": st.lo,
                     "max_ns": st.hi, "percent": 100.0 * st.total / device_total if device_total else 0.0}
                    for n, st in kernels.items()]
     kernel_rows.sort(key=lambda r: (-r["total_ns"], r["name"]))
 
-    coll = _group((s for p in processes for s in p.slices if s.cat in COLLECTIVE_CATEGORIES),
-                  lambda s: (s.cat, s.name))
+    coll = _grouped(processes, _collectives, lambda cat, name: (cat, name))
     per_rank = defaultdict(dict)  # (cat, name) -> {label: Stat}
     for p in processes:
-        for key, st in _group((s for s in p.slices if s.cat in COLLECTIVE_CATEGORIES),
-                              lambda s: (s.cat, s.name)).items():
+        for key, st in _grouped([p], _collectives, lambda cat, name: (cat, name)).items():
             per_rank[key][p.label] = st
     coll_rows = []
     for (cat, name), st in coll.items():
@@ -100,13 +149,12 @@ def scope_tables(processes, slow=None):
     coll_rows.sort(key=lambda r: (-r["total_ns"], r["kind"], r["name"]))
 
     # A range's host and device halves share its name: apart, as `kind` host or device.
-    ranges = _group((s for p in processes for s in p.slices if s.cat == MARKER),
-                    lambda s: ("host" if host_row(s.row) else "device", s.name))
+    ranges = _grouped(processes, lambda c: c.mask(MARKER), lambda side, name: (side, name), _side)
     range_rows = [{"name": n, "kind": side, "count": st.count, "total_ns": st.total, "avg_ns": st.avg,
                    "min_ns": st.lo, "max_ns": st.hi} for (side, n), st in ranges.items()]
     range_rows.sort(key=lambda r: (-r["total_ns"], r["name"], r["kind"]))
 
-    apis = _group(unique_apis(processes), lambda s: (s.cat, s.name))
+    apis = _grouped(processes, _api_mask, lambda cat, name: (cat, name))
     api_rows = [{"name": n, "kind": c, "count": st.count, "total_ns": st.total, "avg_ns": st.avg}
                 for (c, n), st in apis.items()]
     api_rows.sort(key=lambda r: (-r["total_ns"], r["name"], r["kind"]))
@@ -133,11 +181,11 @@ def rank_overview(run):
     """One row per process: what the all-ranks table sums up, side by side."""
     rows = []
     for p in run.processes:
-        k = [s for s in p.slices if s.cat == KERNEL]
-        c = [s for s in p.slices if s.cat in COLLECTIVE_CATEGORIES and s.cat == "hccl"] or \
-            [s for s in p.slices if s.cat in COLLECTIVE_CATEGORIES]
+        cols = p.cols
+        k = cols.mask(KERNEL)
+        c = p.of("hccl") or p.of(*COLLECTIVE_CATEGORIES)
         cbytes, ctime = sum(s.bytes for s in c), sum(s.dur for s in c)
-        rows.append({"name": p.label, "kind": f"pid {p.pid}", "count": len(k), "total_ns": sum(s.dur for s in k),
+        rows.append({"name": p.label, "kind": f"pid {p.pid}", "count": int(k.sum()), "total_ns": int(cols.dur(k).sum()),
                      "collectives": len(c), "collective_ns": ctime,
                      "bandwidth_gbps": cbytes / ctime if ctime else 0.0,
                      "dropped": sum(p.dropped().values())})

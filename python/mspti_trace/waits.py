@@ -26,8 +26,8 @@ def collective_instances(run, cat):
     per_comm = defaultdict(dict)  # comm -> label -> [slices in start order]
     for p in run.processes:
         mine = defaultdict(list)
-        for s in p.slices:
-            if s.cat == cat and s.comm is not None:
+        for s in p.of(cat):
+            if s.comm is not None:
                 mine[s.comm].append(s)
         for comm, ss in mine.items():
             ss.sort(key=lambda s: s.start)

@@ -1,0 +1,675 @@
+// Decodes a .pftrace into columns (pftrace_columns.h). Its rules are those of the Python reader
+// (python/mspti_trace/reader_pftrace.py), the oracle it is tested against field by field: interned
+// names per packet sequence, cleared by SEQ_INCREMENTAL_STATE_CLEARED; BEGIN/END paired per track
+// by timestamp; the read ends at a damaged packet and at the last whole one of a file cut short.
+#include "pftrace_columns.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "proto.h"  // the field numbers the writer uses: one list for both directions
+
+namespace {
+
+namespace field = mspti_trace::proto::field;
+// Fields readers take that our writer does not write (perfetto's TrackEvent, DebugAnnotation).
+constexpr uint32_t kTeCategories = 22;
+constexpr uint32_t kTeName = 23;
+constexpr uint32_t kDaName = 10;
+
+constexpr size_t kChunk = 8u << 20;  // bytes read at a time
+
+// A damaged message: the read stops at the packet holding it.
+struct Bad {
+    std::string why;
+};
+
+const char *const kPastEnd = "a field runs past the end of its message";
+
+uint64_t varint(const uint8_t *&p, const uint8_t *end) {
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        if (p >= end) throw Bad{kPastEnd};
+        const uint8_t b = *p++;
+        v |= static_cast<uint64_t>(b & 0x7F) << shift;
+        if (b < 0x80) return v;
+        if (shift >= 63) throw Bad{"varint too long"};
+    }
+}
+
+// 1: read; 0: the data ends inside it; -1: longer than 10 bytes.
+int try_varint(const uint8_t *&p, const uint8_t *end, uint64_t &v) {
+    v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        if (p >= end) return 0;
+        const uint8_t b = *p++;
+        v |= static_cast<uint64_t>(b & 0x7F) << shift;
+        if (b < 0x80) return 1;
+        if (shift >= 63) return -1;
+    }
+}
+
+// One field of a message: its number, wire type, and value (an integer, or a span of bytes).
+struct Field {
+    uint32_t num;
+    uint32_t wt;
+    uint64_t v;
+    const uint8_t *data;
+    size_t len;
+};
+
+// Reads the next field of [p, end); false at the end. A field past the end or of a wire type
+// protobuf no longer uses throws Bad.
+bool next_field(const uint8_t *&p, const uint8_t *end, Field &f) {
+    if (p >= end) return false;
+    const uint64_t key = varint(p, end);
+    f.num = static_cast<uint32_t>(key >> 3);
+    f.wt = static_cast<uint32_t>(key & 7);
+    f.data = nullptr;
+    f.len = 0;
+    switch (f.wt) {
+    case 0: f.v = varint(p, end); break;
+    case 1:
+        if (end - p < 8) throw Bad{kPastEnd};
+        f.v = 0;
+        for (int i = 7; i >= 0; --i) f.v = f.v << 8 | p[i];
+        p += 8;
+        break;
+    case 5:
+        if (end - p < 4) throw Bad{kPastEnd};
+        f.v = static_cast<uint64_t>(p[0]) | static_cast<uint64_t>(p[1]) << 8 | static_cast<uint64_t>(p[2]) << 16 |
+              static_cast<uint64_t>(p[3]) << 24;
+        p += 4;
+        break;
+    case 2: {
+        const uint64_t n = varint(p, end);
+        if (n > static_cast<uint64_t>(end - p)) throw Bad{"length-delimited field runs past the end"};
+        f.data = p;
+        f.len = static_cast<size_t>(n);
+        f.v = n;
+        p += n;
+        break;
+    }
+    default: throw Bad{"wire type " + std::to_string(f.wt) + " not supported"};
+    }
+    return true;
+}
+
+// Interned id -> string id. The writer's iids are small and dense: a vector, a map past it.
+class IidMap {
+public:
+    int32_t get(uint64_t iid) const {
+        if (iid < dense_.size()) return dense_[iid];
+        auto it = sparse_.find(iid);
+        return it == sparse_.end() ? -1 : it->second;
+    }
+    void set(uint64_t iid, int32_t sid) {
+        if (iid < kDense) {
+            if (iid >= dense_.size()) dense_.resize(iid + 1, -1);
+            dense_[iid] = sid;
+        } else {
+            sparse_[iid] = sid;
+        }
+    }
+
+private:
+    static constexpr uint64_t kDense = 1u << 16;
+    std::vector<int32_t> dense_;
+    std::unordered_map<uint64_t, int32_t> sparse_;
+};
+
+// Interned ids of one packet sequence.
+struct SeqState {
+    IidMap names, cats, anns;
+};
+
+struct Ev {  // a BEGIN or END, kept for pairing (24 bytes: the file's events are all held)
+    uint64_t ts;
+    int32_t name, cat;
+    int32_t args;  // index into Decoder::arg_ranges_, -1 for none
+    uint32_t begin;  // 1: BEGIN, 0: END
+};
+
+struct TrackKey {
+    uint64_t uuid;
+    bool has;
+    bool operator==(const TrackKey &o) const { return uuid == o.uuid && has == o.has; }
+};
+struct TrackKeyHash {
+    size_t operator()(const TrackKey &k) const { return std::hash<uint64_t>()(k.uuid) * 2 + k.has; }
+};
+
+// Everything the result points into.
+struct Store {
+    std::string string_data;
+    std::vector<uint64_t> string_offsets{0};
+    std::unordered_map<std::string, int32_t> string_ids;
+    std::vector<uint64_t> track_uuid, track_parent;
+    std::vector<uint8_t> track_has_parent;
+    std::vector<int32_t> track_kind, track_name;
+    std::unordered_map<uint64_t, size_t> track_index;
+    std::vector<uint64_t> slice_start, slice_end, slice_track;
+    std::vector<uint8_t> slice_has_track;
+    std::vector<int32_t> slice_name, slice_cat, slice_arg_count;
+    std::vector<int64_t> slice_arg_first;
+    std::vector<int32_t> instant_name, instant_cat, instant_arg_count;
+    std::vector<int64_t> instant_arg_first;
+    std::vector<uint64_t> counter_ts, counter_track;
+    std::vector<uint8_t> counter_has_track, counter_has_value;
+    std::vector<int64_t> counter_value;
+    std::vector<int32_t> arg_key, arg_type, arg_str;
+    std::vector<int64_t> arg_int;
+    std::vector<double> arg_double;
+    std::string damage_why;
+};
+
+// The result handed out: the C struct first, so that its address is the Result's.
+struct Result {
+    MsptiPftColumns cols;
+    Store *store;
+};
+
+class Decoder {
+public:
+    Decoder(Store &s, const char *const *cats, size_t n_cats, const char *const *names, size_t n_names) : s_(s) {
+        for (size_t i = 0; i < n_cats; ++i) wanted_cats_.push_back(intern(cats[i], std::strlen(cats[i])));
+        for (size_t i = 0; i < n_names; ++i) wanted_names_.push_back(intern(names[i], std::strlen(names[i])));
+    }
+
+    // One TracePacket's payload; throws Bad when it is damaged.
+    void packet(const uint8_t *p, const uint8_t *end) {
+        bool has_ts = false;
+        uint64_t ts = 0, seq = 0, flags = 0;
+        const uint8_t *te = nullptr, *te_end = nullptr, *desc = nullptr, *desc_end = nullptr;
+        interned_.clear();
+        Field f;
+        while (next_field(p, end, f)) {
+            if (f.wt == 0) {
+                if (f.num == field::kTimestamp) {
+                    ts = f.v;
+                    has_ts = true;
+                } else if (f.num == field::kSequenceId) {
+                    seq = f.v;
+                } else if (f.num == field::kSequenceFlags) {
+                    flags = f.v;
+                }
+            } else if (f.wt == 2) {
+                if (f.num == field::kTrackEvent) {
+                    te = f.data;
+                    te_end = f.data + f.len;
+                } else if (f.num == field::kInternedData) {
+                    interned_.emplace_back(f.data, f.data + f.len);
+                } else if (f.num == field::kTrackDescriptor) {
+                    desc = f.data;
+                    desc_end = f.data + f.len;
+                }
+            }
+        }
+        if (state_ == nullptr || seq != state_seq_ || (flags & mspti_trace::proto::kIncrementalStateCleared)) {
+            auto it = states_.find(seq);
+            if (it == states_.end() || (flags & mspti_trace::proto::kIncrementalStateCleared)) {
+                it = states_.insert_or_assign(seq, SeqState{}).first;
+            }
+            state_ = &it->second;  // nodes of an unordered_map stay where they are
+            state_seq_ = seq;
+        }
+        SeqState &st = *state_;
+        for (auto [b, e] : interned_) interned(st, b, e);
+        if (desc != nullptr) track(desc, desc_end);
+        if (te == nullptr || !has_ts) return;  // no event, or one without its time
+        event(st, ts, te, te_end);
+    }
+
+    // Room for the events of a file of that size (packets of the writer: about 40 bytes each).
+    void expect(uint64_t file_size) { evs_.reserve(static_cast<size_t>(std::min<uint64_t>(file_size / 24, 1u << 28))); }
+
+    // BEGIN/END paired per track (see pftrace_columns.h). The writer writes each track nearly in
+    // time order: a track whose events are in order is not sorted.
+    void pair() {
+        size_t n = 0;
+        for (const auto &g : groups_) n += g.size() / 2;
+        for (auto *v : {&s_.slice_start, &s_.slice_end, &s_.slice_track}) v->reserve(n);
+        s_.slice_has_track.reserve(n);
+        for (auto *v : {&s_.slice_name, &s_.slice_cat, &s_.slice_arg_count}) v->reserve(n);
+        s_.slice_arg_first.reserve(n);
+        std::vector<uint32_t> stack;
+        const auto by_time = [this](uint32_t a, uint32_t b) { return evs_[a].ts < evs_[b].ts; };
+        for (size_t g = 0; g < groups_.size(); ++g) {
+            std::vector<uint32_t> &idx = groups_[g];
+            if (!std::is_sorted(idx.begin(), idx.end(), by_time)) std::stable_sort(idx.begin(), idx.end(), by_time);
+            stack.clear();
+            for (const uint32_t i : idx) {
+                if (evs_[i].begin) {
+                    stack.push_back(i);
+                } else if (!stack.empty()) {
+                    const Ev &b = evs_[stack.back()];
+                    stack.pop_back();
+                    s_.slice_start.push_back(b.ts);
+                    s_.slice_end.push_back(evs_[i].ts);
+                    s_.slice_track.push_back(group_keys_[g].uuid);
+                    s_.slice_has_track.push_back(group_keys_[g].has);
+                    s_.slice_name.push_back(b.name);
+                    s_.slice_cat.push_back(b.cat);
+                    s_.slice_arg_first.push_back(b.args < 0 ? -1 : arg_ranges_[b.args].first);
+                    s_.slice_arg_count.push_back(b.args < 0 ? 0 : arg_ranges_[b.args].second);
+                }
+            }
+            std::vector<uint32_t>().swap(idx);
+        }
+        std::vector<Ev>().swap(evs_);
+    }
+
+private:
+    int32_t intern(const void *data, size_t len) {
+        std::string key(static_cast<const char *>(data), len);
+        auto [it, added] = s_.string_ids.try_emplace(std::move(key), static_cast<int32_t>(s_.string_ids.size()));
+        if (added) {
+            s_.string_data.append(static_cast<const char *>(data), len);
+            s_.string_offsets.push_back(s_.string_data.size());
+        }
+        return it->second;
+    }
+
+    bool empty_string(int32_t sid) const { return sid < 0 || s_.string_offsets[sid + 1] == s_.string_offsets[sid]; }
+
+    static int32_t lookup(const IidMap &m, uint64_t iid) { return m.get(iid); }
+
+    // InternedData: event categories (1), event names (2), annotation names (3), each {iid, name}.
+    void interned(SeqState &st, const uint8_t *p, const uint8_t *end) {
+        Field f, g;
+        while (next_field(p, end, f)) {
+            IidMap *table = f.num == field::kEventCategories        ? &st.cats
+                            : f.num == field::kEventNames           ? &st.names
+                            : f.num == field::kDebugAnnotationNames ? &st.anns
+                                                                    : nullptr;
+            if (table == nullptr) continue;
+            if (f.wt != 2) throw Bad{"interned entry is not a message"};
+            const uint8_t *q = f.data, *qend = f.data + f.len;
+            bool has_iid = false;
+            uint64_t iid = 0;
+            int32_t name = -1;
+            while (next_field(q, qend, g)) {
+                if (g.num == field::kIid && g.wt != 2) {
+                    iid = g.v;
+                    has_iid = true;
+                } else if (g.num == field::kInternedName) {
+                    if (g.wt != 2) throw Bad{"interned name is not a string"};
+                    name = intern(g.data, g.len);
+                }
+            }
+            if (has_iid) table->set(iid, name);
+        }
+    }
+
+    // TrackDescriptor: uuid, parent, name, and the process or thread descriptor's name.
+    void track(const uint8_t *p, const uint8_t *end) {
+        bool has_uuid = false, has_parent = false;
+        uint64_t uuid = 0, parent = 0;
+        int32_t kind = MSPTI_PFT_TRACK, name = -1;
+        Field f, g;
+        while (next_field(p, end, f)) {
+            if (f.num == field::kTdUuid && f.wt != 2) {
+                uuid = f.v;
+                has_uuid = true;
+            } else if (f.num == field::kTdParentUuid && f.wt != 2) {
+                parent = f.v;
+                has_parent = true;
+            } else if (f.num == field::kTdName) {
+                if (f.wt != 2) throw Bad{"track name is not a string"};
+                name = intern(f.data, f.len);
+            } else if (f.num == field::kTdProcess || f.num == field::kTdThread) {
+                if (f.wt != 2) throw Bad{"process or thread descriptor is not a message"};
+                const bool process = f.num == field::kTdProcess;
+                kind = process ? MSPTI_PFT_PROCESS : MSPTI_PFT_THREAD;
+                const uint32_t name_field = process ? field::kPdProcessName : field::kThThreadName;
+                const uint8_t *q = f.data, *qend = f.data + f.len;
+                while (next_field(q, qend, g)) {
+                    if (g.num != name_field) continue;
+                    if (g.wt != 2) throw Bad{"process or thread name is not a string"};
+                    name = intern(g.data, g.len);
+                }
+            }
+        }
+        if (!has_uuid) return;
+        auto [it, added] = s_.track_index.try_emplace(uuid, s_.track_uuid.size());
+        if (added) {
+            s_.track_uuid.push_back(uuid);
+            s_.track_parent.push_back(0);
+            s_.track_has_parent.push_back(0);
+            s_.track_kind.push_back(0);
+            s_.track_name.push_back(-1);
+        }
+        const size_t i = it->second;
+        s_.track_parent[i] = parent;
+        s_.track_has_parent[i] = has_parent;
+        s_.track_kind[i] = kind;
+        s_.track_name[i] = name;
+    }
+
+    void event(const SeqState &st, uint64_t ts, const uint8_t *p, const uint8_t *end) {
+        int64_t type = -1;
+        bool has_track = false, has_counter = false;
+        uint64_t track = 0;
+        int64_t counter = 0;
+        int32_t name = -1, cat = -1;
+        anns_.clear();
+        Field f;
+        while (next_field(p, end, f)) {
+            if (f.wt == 0) {
+                switch (f.num) {
+                case field::kTeNameIid: name = lookup(st.names, f.v); break;
+                case field::kTeCategoryIids:
+                    if (empty_string(cat)) cat = lookup(st.cats, f.v);
+                    break;
+                case field::kTeType: type = static_cast<int64_t>(f.v); break;
+                case field::kTeTrackUuid:
+                    track = f.v;
+                    has_track = true;
+                    break;
+                case field::kTeCounterValue:
+                    counter = static_cast<int64_t>(f.v);
+                    has_counter = true;
+                    break;
+                default: break;
+                }
+            } else if (f.wt == 2) {
+                if (f.num == field::kTeDebugAnnotations) {
+                    anns_.emplace_back(f.data, f.data + f.len);
+                } else if (f.num == kTeName) {
+                    name = intern(f.data, f.len);
+                } else if (f.num == kTeCategories && empty_string(cat)) {
+                    cat = intern(f.data, f.len);
+                }
+            }
+        }
+        const bool want = wanted(cat, name);
+        switch (type) {
+        case mspti_trace::proto::kSliceBegin:
+        case mspti_trace::proto::kSliceEnd: {
+            const TrackKey key{track, has_track};
+            if (groups_.empty() || !(key == last_key_)) {  // events come in runs on one track
+                auto [it, added] = group_index_.try_emplace(key, groups_.size());
+                if (added) {
+                    groups_.emplace_back();
+                    group_keys_.push_back(key);
+                }
+                last_key_ = key;
+                last_group_ = it->second;
+            }
+            if (evs_.size() >= UINT32_MAX) throw std::bad_alloc();  // indices are 32-bit
+            Ev ev{ts, name, cat, -1, type == mspti_trace::proto::kSliceBegin};
+            if (ev.begin && want) {
+                int64_t first = 0;
+                int32_t count = 0;
+                args(st, first, count);
+                ev.args = static_cast<int32_t>(arg_ranges_.size());
+                arg_ranges_.emplace_back(first, count);
+            }
+            groups_[last_group_].push_back(static_cast<uint32_t>(evs_.size()));
+            evs_.push_back(ev);
+            break;
+        }
+        case mspti_trace::proto::kInstant: {
+            int64_t first = -1;
+            int32_t count = 0;
+            if (want) args(st, first, count);
+            s_.instant_name.push_back(name);
+            s_.instant_cat.push_back(cat);
+            s_.instant_arg_first.push_back(first);
+            s_.instant_arg_count.push_back(count);
+            break;
+        }
+        case mspti_trace::proto::kCounter:
+            s_.counter_ts.push_back(ts);
+            s_.counter_track.push_back(track);
+            s_.counter_has_track.push_back(has_track);
+            s_.counter_value.push_back(counter);
+            s_.counter_has_value.push_back(has_counter);
+            break;
+        default: break;
+        }
+    }
+
+    bool wanted(int32_t cat, int32_t name) const {
+        return (cat >= 0 && std::find(wanted_cats_.begin(), wanted_cats_.end(), cat) != wanted_cats_.end()) ||
+               (name >= 0 && std::find(wanted_names_.begin(), wanted_names_.end(), name) != wanted_names_.end());
+    }
+
+    // The event's debug annotations into the args table. A damaged one ends the list (those
+    // before it are kept) without ending the read: the analysis uses few of them.
+    void args(const SeqState &st, int64_t &first, int32_t &count) {
+        first = static_cast<int64_t>(s_.arg_key.size());
+        count = 0;
+        Field f;
+        for (auto [p, end] : anns_) {
+            int32_t key = -1, type = MSPTI_PFT_ARG_NONE, str = -1;
+            bool named = false;
+            uint64_t iv = 0;
+            try {
+                while (next_field(p, end, f)) {
+                    switch (f.num) {
+                    case field::kDaNameIid:
+                        if (f.wt == 2) return;
+                        key = lookup(st.anns, f.v);
+                        named = key >= 0;
+                        break;
+                    case kDaName:
+                        if (f.wt != 2) return;
+                        key = intern(f.data, f.len);
+                        named = true;
+                        break;
+                    case field::kDaUintValue:
+                    case field::kDaIntValue:
+                    case field::kDaDoubleValue:
+                        if (f.wt == 2) return;
+                        iv = f.v;
+                        type = f.num == field::kDaUintValue  ? MSPTI_PFT_ARG_UINT
+                               : f.num == field::kDaIntValue ? MSPTI_PFT_ARG_INT
+                                                             : MSPTI_PFT_ARG_DOUBLE;
+                        break;
+                    case field::kDaStringValue:
+                        if (f.wt != 2) return;
+                        str = intern(f.data, f.len);
+                        type = MSPTI_PFT_ARG_STRING;
+                        break;
+                    default: break;
+                    }
+                }
+            } catch (const Bad &) {
+                return;
+            }
+            if (!named) continue;
+            double d = 0;
+            std::memcpy(&d, &iv, sizeof d);
+            s_.arg_key.push_back(key);
+            s_.arg_type.push_back(type);
+            s_.arg_int.push_back(static_cast<int64_t>(iv));
+            s_.arg_double.push_back(d);
+            s_.arg_str.push_back(str);
+            ++count;
+        }
+    }
+
+    Store &s_;
+    std::vector<int32_t> wanted_cats_, wanted_names_;
+    std::unordered_map<uint64_t, SeqState> states_;
+    SeqState *state_ = nullptr;  // the last packet's sequence
+    uint64_t state_seq_ = 0;
+    std::unordered_map<TrackKey, size_t, TrackKeyHash> group_index_;
+    std::vector<TrackKey> group_keys_;
+    std::vector<std::vector<uint32_t>> groups_;  // per track: indices into evs_, file order
+    std::vector<Ev> evs_;
+    std::vector<std::pair<int64_t, int32_t>> arg_ranges_;  // (first, count) of the BEGINs with args
+    TrackKey last_key_{0, false};
+    size_t last_group_ = 0;
+    std::vector<std::pair<const uint8_t *, const uint8_t *>> interned_, anns_;
+};
+
+// Reads the file in chunks, one whole packet at a time; stops at the end, at a packet cut short,
+// or at a damaged one (recorded in the store).
+void read_file(int fd, uint64_t file_size, Decoder &dec, Store &s, MsptiPftColumns &cols) {
+    std::vector<uint8_t> buf(std::min<uint64_t>(kChunk, file_size) + 16);
+    size_t len = 0, pos = 0;
+    uint64_t base = 0;  // file offset of buf[0]
+    bool eof = false;
+    auto refill = [&](size_t need) {  // keeps buf[pos..len), reads until need bytes are there or EOF
+        if (pos > 0) {
+            std::memmove(buf.data(), buf.data() + pos, len - pos);
+            len -= pos;
+            base += pos;
+            pos = 0;
+        }
+        if (buf.size() < need) buf.resize(need);
+        while (!eof && len < buf.size()) {
+            const ssize_t n = ::read(fd, buf.data() + len, buf.size() - len);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                if (n < 0) cols.io_errno = errno;
+                eof = true;
+                break;
+            }
+            len += static_cast<size_t>(n);
+            if (len >= need) break;
+        }
+    };
+    refill(0);
+    while (true) {
+        if (pos == len) {
+            if (eof) return;
+            refill(0);
+            continue;
+        }
+        const uint8_t *p = buf.data() + pos, *end = buf.data() + len;
+        uint64_t key = 0, n = 0;
+        int r = try_varint(p, end, key);
+        if (r > 0) r = try_varint(p, end, n);
+        if (r < 0) {
+            s.damage_why = "varint too long";
+            cols.damage_offset = static_cast<int64_t>(base + pos);
+            return;
+        }
+        if (r == 0) {  // the header runs past what is in the buffer
+            if (eof) return;
+            refill(len - pos + 32);
+            continue;
+        }
+        if (key != (field::kTracePacket << 3 | 2)) {
+            s.damage_why = "not a Trace.packet field (key " + std::to_string(key) + ")";
+            cols.damage_offset = static_cast<int64_t>(base + pos);
+            return;
+        }
+        const size_t head = static_cast<size_t>(p - (buf.data() + pos));
+        if (n > file_size - (base + pos + head)) return;  // runs past the end of the file: cut short
+        if (n > static_cast<uint64_t>(end - p)) {
+            if (eof) return;
+            refill(head + n);
+            continue;
+        }
+        try {
+            dec.packet(p, p + n);
+        } catch (const Bad &b) {
+            s.damage_why = b.why;
+            cols.damage_offset = static_cast<int64_t>(base + pos);
+            return;
+        }
+        pos += head + n;
+    }
+}
+
+template <typename T>
+const T *ptr(const std::vector<T> &v) {
+    return v.empty() ? nullptr : v.data();
+}
+
+void publish(Store &s, MsptiPftColumns &c) {
+    c.damage_why = s.damage_why.c_str();
+    c.n_strings = s.string_offsets.size() - 1;
+    c.string_data = s.string_data.data();
+    c.string_offsets = s.string_offsets.data();
+    c.n_tracks = s.track_uuid.size();
+    c.track_uuid = ptr(s.track_uuid);
+    c.track_parent = ptr(s.track_parent);
+    c.track_has_parent = ptr(s.track_has_parent);
+    c.track_kind = ptr(s.track_kind);
+    c.track_name = ptr(s.track_name);
+    c.n_slices = s.slice_start.size();
+    c.slice_start = ptr(s.slice_start);
+    c.slice_end = ptr(s.slice_end);
+    c.slice_track = ptr(s.slice_track);
+    c.slice_has_track = ptr(s.slice_has_track);
+    c.slice_name = ptr(s.slice_name);
+    c.slice_cat = ptr(s.slice_cat);
+    c.slice_arg_first = ptr(s.slice_arg_first);
+    c.slice_arg_count = ptr(s.slice_arg_count);
+    c.n_instants = s.instant_name.size();
+    c.instant_name = ptr(s.instant_name);
+    c.instant_cat = ptr(s.instant_cat);
+    c.instant_arg_first = ptr(s.instant_arg_first);
+    c.instant_arg_count = ptr(s.instant_arg_count);
+    c.n_counters = s.counter_ts.size();
+    c.counter_ts = ptr(s.counter_ts);
+    c.counter_track = ptr(s.counter_track);
+    c.counter_has_track = ptr(s.counter_has_track);
+    c.counter_value = ptr(s.counter_value);
+    c.counter_has_value = ptr(s.counter_has_value);
+    c.n_args = s.arg_key.size();
+    c.arg_key = ptr(s.arg_key);
+    c.arg_type = ptr(s.arg_type);
+    c.arg_int = ptr(s.arg_int);
+    c.arg_double = ptr(s.arg_double);
+    c.arg_str = ptr(s.arg_str);
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) MsptiPftColumns *mspti_pft_read(const char *path,
+                                                                                  const char *const *arg_cats,
+                                                                                  size_t n_arg_cats,
+                                                                                  const char *const *arg_names,
+                                                                                  size_t n_arg_names) {
+    Result *r = nullptr;
+    try {
+        r = new Result{};
+        r->store = new Store;
+        r->cols.damage_offset = -1;
+        Decoder dec(*r->store, arg_cats, n_arg_cats, arg_names, n_arg_names);
+        const int fd = path != nullptr ? ::open(path, O_RDONLY | O_CLOEXEC) : -1;
+        if (fd < 0) {
+            r->cols.io_errno = path != nullptr ? errno : EINVAL;
+        } else {
+            struct stat st {};
+            if (::fstat(fd, &st) == 0) {
+                r->cols.file_size = static_cast<uint64_t>(st.st_size);
+                dec.expect(r->cols.file_size);
+                read_file(fd, r->cols.file_size, dec, *r->store, r->cols);
+            } else {
+                r->cols.io_errno = errno;
+            }
+            ::close(fd);
+        }
+        dec.pair();
+        publish(*r->store, r->cols);
+        return &r->cols;
+    } catch (const std::bad_alloc &) {
+        if (r != nullptr) delete r->store;
+        delete r;
+        return nullptr;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) void mspti_pft_free(MsptiPftColumns *columns) {
+    if (columns == nullptr) return;
+    Result *r = reinterpret_cast<Result *>(columns);  // cols is Result's first member
+    delete r->store;
+    delete r;
+}
