@@ -167,6 +167,7 @@ bool Writer::ensure_sink() {
         sink_failed_ = true;
         return false;
     }
+    sink_->set_progress(&progress_);
     timeline_ = std::make_unique<Timeline>(config_, pid_, *sink_);
     timeline_->seed_memory(memory_before_);
     return true;
