@@ -142,6 +142,7 @@ void JsonSink::head(const char *ph, const Slice &s, uint64_t tid) {
 }
 
 void JsonSink::begin(const Slice &s) {
+    progressed();
     uint64_t tid = tid_of(s.track);
     head("X", s, tid);
     out_ += ", \"dur\": ";
@@ -157,6 +158,7 @@ void JsonSink::begin(const Slice &s) {
 }
 
 void JsonSink::instant(const Slice &s) {
+    progressed();
     uint64_t tid = tid_of(s.track);
     head("i", s, tid);
     out_ += tid == 0 ? ", \"s\": \"p\"" : ", \"s\": \"t\"";

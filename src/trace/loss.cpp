@@ -50,6 +50,14 @@ void report_write_failure(const std::string &path, const char *why) {
     notify("failed\t" + path + "\t" + why);
 }
 
+void report_writer_abandoned(const std::string &path, int idle_ms) {
+    std::fprintf(stderr,
+                 "mspti-trace: gave up waiting for the writer of %s at exit (no progress for %d ms): the file may "
+                 "lack its last windows, and their records are not counted\n",
+                 path.c_str(), idle_ms);
+    notify("failed\t" + path + "\twriter given up at exit");
+}
+
 void report_loss_total(const std::string &path, uint64_t lost, bool counted) {
     notify("lost\t" + path + "\t" + std::to_string(lost) + "\t" + (counted ? "counted" : "uncounted"));
 }

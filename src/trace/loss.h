@@ -11,6 +11,11 @@ namespace mspti_trace {
 // The first failure to write `path` (later ones are silent); `why` is the error's text.
 void report_write_failure(const std::string &path, const char *why);
 
+// At exit, the writer of `path` made no progress for idle_ms and was given up on: the file may
+// lack its last windows and their records are not counted. Said on stderr; the launcher counts
+// an unknown number of records lost.
+void report_writer_abandoned(const std::string &path, int idle_ms);
+
 // At the end: `lost` records of `path` are missing; `counted` when the file's stats say so.
 void report_loss_total(const std::string &path, uint64_t lost, bool counted);
 

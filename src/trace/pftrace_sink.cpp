@@ -232,9 +232,15 @@ void PftraceSink::event(const Slice &s, uint64_t type, const Arg *args, size_t n
     w.end(p);
 }
 
-void PftraceSink::begin(const Slice &s) { event(s, proto::kSliceBegin, s.args, s.nargs, true); }
+void PftraceSink::begin(const Slice &s) {
+    progressed();
+    event(s, proto::kSliceBegin, s.args, s.nargs, true);
+}
 
-void PftraceSink::instant(const Slice &s) { event(s, proto::kInstant, s.args, s.nargs, true); }
+void PftraceSink::instant(const Slice &s) {
+    progressed();
+    event(s, proto::kInstant, s.args, s.nargs, true);
+}
 
 // END and counter packets are under 128 bytes: written in one pass.
 void PftraceSink::end(uint32_t track, uint64_t ts) {

@@ -3,6 +3,7 @@
 // by the writer thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -121,8 +122,14 @@ public:
     // False when the final stats never reached the file (the counts of the loss are then only
     // on stderr and with the launcher).
     bool final_stats_written() const { return final_stats_written_; }
+    // The writer's progress count (Writer::progress_): bumped every 1,024 events written, so that
+    // the wait at exit goes on while a large last window is being written.
+    void set_progress(std::atomic<uint64_t> *progress) { progress_ = progress; }
 
 protected:
+    void progressed() {
+        if (progress_ != nullptr && (++events_ & 1023) == 0) progress_->fetch_add(1, std::memory_order_relaxed);
+    }
     // The stats with this window's records counted as lost: the last words of a file whose last
     // window failed.
     Stats with_window_lost(const Stats &s) const {
@@ -136,6 +143,10 @@ protected:
     uint64_t window_records_[MSPTI_ACTIVITY_KIND_COUNT] = {};
     bool window_lost_ = false;
     bool final_stats_written_ = true;
+
+private:
+    std::atomic<uint64_t> *progress_ = nullptr;
+    uint64_t events_ = 0;
 };
 
 }  // namespace mspti_trace

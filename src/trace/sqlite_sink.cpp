@@ -116,6 +116,7 @@ bool SqliteSink::reopen() {
 }
 
 void SqliteSink::step(sqlite3_stmt *st) {
+    progressed();
     if (window_failed_) return;  // the rest of a failed window is lost with it
     if (reopen_) {  // the database could not be opened again: this window is lost too
         window_failed_ = true;

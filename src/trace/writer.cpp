@@ -101,12 +101,12 @@ void Writer::on_complete(uint8_t *buffer, size_t, size_t validSize) {
     if (full_.size() == kWakeBuffers) sem_post(&wake_);
 }
 
-void Writer::finish(int timeout_ms) {
+void Writer::finish(int idle_ms) {
     if (!started_) return;
     if (!finished_.load()) {
         finishing_ = true;
         sem_post(&wake_);
-        wait_finished(timeout_ms);
+        if (!wait_finished(idle_ms)) report_writer_abandoned(config_.file_path(pid_), idle_ms);
     }
     if (thread_.joinable()) {
         if (finished_.load())
@@ -123,16 +123,22 @@ void Writer::finish_from_signal() {
     sem_post(&wake_);
 }
 
-void Writer::wait_finished(int timeout_ms) {
-    if (!started_) return;
-    timespec until = deadline_in(timeout_ms);
+bool Writer::wait_finished(int idle_ms) {
+    if (!started_) return true;
+    uint64_t seen = progress_.load(std::memory_order_relaxed);
+    timespec until = deadline_in(idle_ms);
     while (!finished_.load()) {
         if (sem_timedwait(&done_, &until) == 0) {
             sem_post(&done_);  // for any other waiter
-            break;
+            return true;
         }
-        if (errno != EINTR) break;  // timed out: give up waiting, the file keeps what it has
+        if (errno == EINTR) continue;
+        const uint64_t now = progress_.load(std::memory_order_relaxed);
+        if (now == seen) return finished_.load();  // no progress for idle_ms: give up waiting
+        seen = now;
+        until = deadline_in(idle_ms);
     }
+    return true;
 }
 
 void Writer::sync_from_signal(int timeout_ms) {
@@ -161,6 +167,7 @@ bool Writer::ensure_sink() {
         sink_failed_ = true;
         return false;
     }
+    sink_->set_progress(&progress_);
     timeline_ = std::make_unique<Timeline>(config_, pid_, *sink_);
     timeline_->seed_memory(memory_before_);
     return true;
@@ -180,6 +187,7 @@ void Writer::window(bool final) {
         pending_.reserve(bytes / sizeof(msptiActivityApi) + 1);
     }
     for (auto &[buffer, valid] : full) {
+        progress_.fetch_add(1, std::memory_order_relaxed);
         msptiActivity *rec = nullptr;
         while (msptiActivityGetNextRecord(buffer, valid, &rec) == MSPTI_SUCCESS && rec != nullptr) {
             Record &r = pending_.emplace_back(Record::kUnset);  // decoded in place
@@ -227,6 +235,7 @@ void Writer::window(bool final) {
     sort_nearly_sorted_groups(order_, bounds_, scratch_);
     for (const SortKey &k : order_) {
         const Record &r = ready_[k.index];
+        if ((k.index & 4095) == 0) progress_.fetch_add(1, std::memory_order_relaxed);
         if (filter_.keep(r)) {
             if (sink_ != nullptr || ensure_sink()) {
                 timeline_->add(r);
@@ -253,6 +262,7 @@ void Writer::window(bool final) {
     stats.lost = lost_total_;
     sink_->set_window_records(window_records_);
     timeline_->end_window(stats, now_epoch_ns(), final);
+    progress_.fetch_add(1, std::memory_order_relaxed);
     if (sink_->take_window_lost()) {
         window_lost_ = true;
         for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {  // as the sink counted them (held records moved)

@@ -36,13 +36,15 @@ public:
     void start();
     void on_request(uint8_t **buffer, size_t *size, size_t *maxNumRecords);
     void on_complete(uint8_t *buffer, size_t size, size_t validSize);
-    // Writes everything delivered so far and closes the file; waits at most timeout_ms.
-    // The caller has called msptiActivityFlushAll(1) first. Idempotent.
-    void finish(int timeout_ms);
+    // Writes everything delivered so far and closes the file; waits while the writer makes
+    // progress, and gives up (saying so, and telling the launcher records were lost) once it has
+    // made none for idle_ms. The caller has called msptiActivityFlushAll(1) first. Idempotent.
+    void finish(int idle_ms);
     // From a signal handler: the writer flushes msPTI itself, then finishes. Async-signal-safe.
     void finish_from_signal();
-    // After finish_from_signal(): waits for the writer (bounded). Async-signal-safe in practice.
-    void wait_finished(int timeout_ms);
+    // After finish_from_signal(): waits for the writer while it makes progress, at most idle_ms
+    // without any; true once it has finished. Async-signal-safe in practice.
+    bool wait_finished(int idle_ms);
     // From a signal handler: the writer flushes msPTI and writes what was delivered so far, and
     // tracing goes on; waits at most timeout_ms. Async-signal-safe in practice.
     void sync_from_signal(int timeout_ms);
@@ -65,6 +67,10 @@ private:
     size_t allocated_ = 0;
     sem_t wake_{}, done_{}, synced_{};
     std::atomic<bool> finishing_{false}, signalled_{false}, finished_{false}, started_{false}, sync_{false};
+    // Steps of work the writer thread has done (buffers read, records placed, windows written): a
+    // wait at exit goes on while this moves, so a slow writer on a loaded machine is not cut off
+    // in the middle of its last window, and a stuck one is given up on in bounded time.
+    std::atomic<uint64_t> progress_{0};
     std::thread thread_;
     // Writer-thread state. Records are processed in start order, markers first on ties (so that
     // a capture range opens before what it encloses), then in arrival order.

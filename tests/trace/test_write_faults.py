@@ -148,10 +148,13 @@ def test_injected_write_failures(tmp_path, fmt, fault):
         return
     lost = check_counts(path, lost_expected=True)
     check_messages(r, path, lost)
-    kernels, _, _, d2h = read_all_strictly(path)
+    kernels, _, stats, d2h = read_all_strictly(path)
     if transient:
-        # Writing resumed: the workload's last record (its device-to-host copy) is in the file.
-        assert kernels > 0 and d2h == 1, (kernels, d2h)
+        # Writing resumed: the final stats (read above) were written after the failure, and the
+        # workload's last record (its device-to-host copy) is in the file, unless it was in the lost
+        # window itself (on a loaded machine the host can finish while the file is a tenth
+        # written), where it is counted.
+        assert kernels > 0 and (d2h == 1 or stats.get("dropped.memcpy", 0) > 0), (kernels, d2h, stats)
     with open(out / "meta.json") as f:
         assert json.load(f)["write_failures"][path]["lost"] == lost
 

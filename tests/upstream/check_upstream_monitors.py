@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reads upstream_monitors.py's output from stdin: per rank one host mark, a HOST and a DEVICE range
 (DEVICE with no name), and one HcclAllReduce, each ending after it starts.
+Exit code 3 when all that is wrong is a missing HCCL record (msPTI's loss at stop), else 1 on failure.
 Usage: ... | check_upstream_monitors.py <ranks>"""
 import collections
 import re
@@ -27,6 +28,7 @@ def main():
             print(f"WARNING: msPTI missed the start marker of {m.group(0)}")
         elif int(m.group(4)) <= int(m.group(3)):
             failures.append(f"HCCL record ends before it starts: {m.group(0)}")
+    lost_at_stop = 0  # the HCCL record, the last of a run, missing: msPTI's own loss at stop
     for rank in range(ranks):
         for key in ((rank, "mark", "MSPTI_ACTIVITY_SOURCE_KIND_HOST", "step"),
                     (rank, "range", "MSPTI_ACTIVITY_SOURCE_KIND_HOST", "mstx_matmul"),
@@ -34,9 +36,15 @@ def main():
                     (rank, "hccl", "", "HcclAllReduce")):
             if seen[key] != 1:
                 failures.append(f"expected one {key}, got {seen[key]}")
+                lost_at_stop += key[1] == "hccl" and seen[key] == 0
     for failure in failures:
         print(f"FAIL: {failure}")
     print("PASS" if not failures else f"{len(failures)} failures")
+    if failures and lost_at_stop == len(failures):
+        # docs/compatibility.md, "msPTI's Python monitors lose the last records at stop": the caller
+        # may run again.
+        print("(only the last records are missing: msPTI's monitors stop collecting before they flush)")
+        return 3
     return 1 if failures else 0
 
 

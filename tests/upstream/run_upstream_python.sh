@@ -17,5 +17,13 @@ export PYTHONPATH="$PYTHONPATH:$pydir" PYTHONDONTWRITEBYTECODE=1
 export LD_PRELOAD="$ASCEND_HOME_PATH/lib64/libmspti.so"
 "$python" -c "import mspti, sys; sys.exit(0 if mspti.__file__.startswith('$cann_root') or 'upstream' in mspti.__file__ else 1)" ||
     { echo "FAIL: import mspti did not find msPTI's package"; exit 1; }
-# shellcheck disable=SC2086  # the sample may carry its arguments
-"$python" -m vnpu.run --nproc_per_node "$ranks" $sample | "$python" "$check" "$ranks"
+# A checker's exit code 3 says only the last records of a run are missing, which msPTI's monitors lose
+# at stop on a loaded machine (docs/compatibility.md): that run is tried again, 3 tries in all.
+for try in 1 2 3; do
+    # shellcheck disable=SC2086  # the sample may carry its arguments
+    "$python" -m vnpu.run --nproc_per_node "$ranks" $sample | "$python" "$check" "$ranks"
+    rc=$?
+    [ "$rc" -ne 3 ] && exit "$rc"
+    echo "(try $try of 3 lost records at stop, msPTI's known loss)"
+done
+exit 1
