@@ -1,7 +1,6 @@
 #include "writer.h"
 
 #include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,28 +15,11 @@
 #include "nearly_sorted.h"
 #include "pftrace_sink.h"
 #include "sqlite_sink.h"
+#include "wall_clock.h"
 
 namespace mspti_trace {
 
 namespace {
-
-uint64_t now_epoch_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-timespec deadline_in(int ms) {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += static_cast<long>(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec += 1;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
 
 constexpr size_t kMaxPending = 1u << 20;  // records held back for the capture range, at most
 
@@ -125,7 +107,7 @@ void Writer::finish_from_signal() {
 
 void Writer::wait_finished(int timeout_ms) {
     if (!started_) return;
-    timespec until = deadline_in(timeout_ms);
+    timespec until = wall_clock_after(timeout_ms);
     while (!finished_.load()) {
         if (sem_timedwait(&done_, &until) == 0) {
             sem_post(&done_);  // for any other waiter
@@ -141,7 +123,7 @@ void Writer::sync_from_signal(int timeout_ms) {
     }
     sync_ = true;
     sem_post(&wake_);
-    timespec until = deadline_in(timeout_ms);
+    timespec until = wall_clock_after(timeout_ms);
     while (sem_timedwait(&synced_, &until) != 0 && errno == EINTR && !finished_.load()) {}
 }
 
@@ -265,7 +247,7 @@ void Writer::window(bool final) {
 
 void Writer::run() {
     for (;;) {
-        timespec until = deadline_in(static_cast<int>(config_.flush_ms));
+        timespec until = wall_clock_after(static_cast<int>(config_.flush_ms));
         while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {}
         if (finishing_.load()) {
             if (signalled_.load()) msptiActivityFlushAll(1);  // the handler's thread cannot
