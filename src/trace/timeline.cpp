@@ -232,25 +232,30 @@ void Timeline::add_marker(const Record &in) {
         add_args(s, start);
         sink_.range(start, s.end);
     };
+    // A half waiting for its other one is written with it, in a later window: held, like a slice
+    // waiting for its flow (held_delta_), so that a window lost meanwhile does not count it. The
+    // same half again replaces the first, which is then never written.
     if (flag & kStartFlags) {
         uint32_t track = marker_track(m);
         auto early = early_ends_.find(key);
         if (early != early_ends_.end()) {
             complete(r, track, early->second);
             early_ends_.erase(early);
-        } else {
-            open_ranges_[key] = OpenRange{r, track};
+            --held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
+        } else if (open_ranges_.insert_or_assign(key, OpenRange{r, track}).second) {
+            ++held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
         }
         return;
     }
     if (flag & kEndFlags) {
         auto it = open_ranges_.find(key);
         if (it == open_ranges_.end()) {
-            early_ends_[key] = m.timestamp;
+            if (early_ends_.insert_or_assign(key, m.timestamp).second) ++held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
             return;
         }
         complete(it->second.start, it->second.track, m.timestamp);
         open_ranges_.erase(it);
+        --held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
     }
 }
 
@@ -342,8 +347,6 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
         put_slice(x.record, x.flow);
         --held_delta_[x.record.kind()];
     }
-    sink_.move_window_records(held_delta_);
-    for (int64_t &n : held_delta_) n = 0;
     for (auto &entry : bases_) {
         Base &b = entry.second;
         if (b.window.empty()) continue;
@@ -383,9 +386,13 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
             add_args(s, r);
             sink_.instant(s);
             ++unmatched_;
+            --held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
         }
         open_ranges_.clear();
     }
+    // What this window writes of each kind, against what came in it.
+    sink_.move_window_records(held_delta_);
+    for (int64_t &n : held_delta_) n = 0;
     Stats stats = stats_in;
     stats.unmatched_ranges = unmatched_;
     uint64_t dropped = stats.dropped_total();

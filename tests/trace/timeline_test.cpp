@@ -211,6 +211,68 @@ TEST_F(TimelineTest, DeviceRangeTakesItsHostHalfName) {
     EXPECT_EQ(timeline.unmatched_ranges(), 0u);
 }
 
+// Write failures (docs/trace.md, "Write failures"): a window that cannot be written loses the
+// records whose slices it holds. A range half waiting for its other half is written with it, in
+// a later window: the window it came in does not hold it.
+class FailingSink : public RecordingSink {
+public:
+    bool fail = false;
+    void flush() override {
+        if (fail) window_lost_ = true;
+        fail = false;
+    }
+};
+
+class WindowLossTest : public ::testing::Test {
+protected:
+    Config config;
+    FailingSink sink;
+    Stats stats{};
+    Timeline timeline{config, 1, sink};
+    uint64_t lost[MSPTI_ACTIVITY_KIND_COUNT] = {};
+    uint64_t written[MSPTI_ACTIVITY_KIND_COUNT] = {};
+
+    // As the writer does: the records handed over by kind, the window, then its loss.
+    void window(std::initializer_list<Record> records, bool fail, bool final = false) {
+        uint64_t came[MSPTI_ACTIVITY_KIND_COUNT] = {};
+        for (const Record &r : records) {
+            timeline.add(r);
+            ++came[r.kind()];
+        }
+        sink.set_window_records(came);
+        sink.fail = fail;
+        timeline.end_window(stats, 0, final);
+        bool was_lost = sink.take_window_lost();
+        for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) (was_lost ? lost : written)[k] += sink.window_records(k);
+    }
+};
+
+TEST_F(WindowLossTest, RangeHalvesWaitingForTheirOtherHalfAreNotLostWithTheirWindow) {
+    // Two ranges start in a window that fails, with one API call: only the call is in that window.
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, "outer", 0), api("call", 7, 110, 120, 1),
+            marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 2, 150, "inner", 2)},
+           true);
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_END, 2, 300, "", 3),
+            marker(MSPTI_ACTIVITY_FLAG_MARKER_END, 1, 400, "", 4)},
+           false);
+    // An end that comes before its start, in a failing window; then a start that never ends, in
+    // another failing window: written at the end as "(no end)".
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_END, 9, 700, "", 5)}, true);
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 9, 500, "early", 6)}, false);
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 10, 800, "open", 7)}, true);
+    window({}, false, true);
+    EXPECT_EQ(lost[MSPTI_ACTIVITY_KIND_MARKER], 0u);  // before: 4 (each half counted in its failed window)
+    EXPECT_EQ(written[MSPTI_ACTIVITY_KIND_MARKER], 7u);  // every half, in the window of its slice
+    EXPECT_EQ(lost[MSPTI_ACTIVITY_KIND_API], 1u);
+    EXPECT_EQ(written[MSPTI_ACTIVITY_KIND_API], 0u);
+    std::string error;
+    auto slices = sink.replay(error);
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(slices.begin()->second,
+              (std::vector<std::string>{"call@110-120", "inner@150-300", "outer@100-400", "early@500-700"}));
+    EXPECT_EQ(timeline.unmatched_ranges(), 1u);
+}
+
 }  // namespace
 }  // namespace mspti_trace
 
