@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "common/range_pairs.h"
+
 namespace mspti_trace {
 
 namespace {
@@ -14,7 +16,7 @@ constexpr size_t kKeptIntervals = 256;  // older capture ranges cannot matter an
 constexpr size_t kKeptLaunches = size_t{1} << 18;  // launches remembered for their device work
 
 uint64_t range_key(const msptiActivityMarker &m) {
-    return (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
+    return mspti::common::range_key(m.id, m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
 }
 
 }  // namespace

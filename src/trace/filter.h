@@ -33,7 +33,9 @@ private:
     std::string capture_;
     std::vector<std::pair<uint64_t, uint64_t>> intervals_;  // capture ranges seen; open ones end at UINT64_MAX
     std::unordered_map<uint64_t, size_t> open_captures_;  // marker id -> index in intervals_
-    std::unordered_set<uint64_t> kept_starts_;  // ranges whose start was kept (key: id, source)
+    // Ranges whose start was kept (common::range_key): their end is kept too. Not a pairing: the
+    // filter only carries the start's decision to its end; the timeline pairs them.
+    std::unordered_set<uint64_t> kept_starts_;
     // Correlation id -> whether the first host record carrying it (the launch) started inside a
     // capture range; the oldest ids are forgotten first.
     std::unordered_map<uint64_t, bool> launches_;

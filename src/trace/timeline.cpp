@@ -218,7 +218,7 @@ void Timeline::add_marker(const Record &in) {
     else if (flag & (kStartFlags | kMarkFlags))
         note_host_name(named);
     const msptiActivityMarker &m = r.u.marker;
-    uint64_t key = (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
+    uint64_t key = mspti::common::range_key(m.id, m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
     if (flag & kMarkFlags) {
         Slice s = slice(marker_track(m), r, or_empty(m.name), "marker");
         add_args(s, r);
@@ -235,28 +235,23 @@ void Timeline::add_marker(const Record &in) {
     // A half waiting for its other one is written with it, in a later window: held, like a slice
     // waiting for its flow (held_delta_), so that a window lost meanwhile does not count it. The
     // same half again replaces the first, which is then never written.
+    using Added = mspti::common::RangePairs<OpenRange>::Added;
+    auto unbounded = [](const OpenRange *, uint64_t) {};
+    Added added = Added::kReplaced;
     if (flag & kStartFlags) {
         uint32_t track = marker_track(m);
-        auto early = early_ends_.find(key);
-        if (early != early_ends_.end()) {
-            complete(r, track, early->second);
-            early_ends_.erase(early);
-            --held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
-        } else if (open_ranges_.insert_or_assign(key, OpenRange{r, track}).second) {
-            ++held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
-        }
-        return;
+        uint64_t end = 0;
+        added = ranges_.add_start(key, OpenRange{r, track}, end, unbounded);
+        if (added == Added::kPaired) complete(r, track, end);
+    } else if (flag & kEndFlags) {
+        OpenRange start{};
+        added = ranges_.add_end(key, m.timestamp, start, unbounded);
+        if (added == Added::kPaired) complete(start.start, start.track, m.timestamp);
     }
-    if (flag & kEndFlags) {
-        auto it = open_ranges_.find(key);
-        if (it == open_ranges_.end()) {
-            if (early_ends_.insert_or_assign(key, m.timestamp).second) ++held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
-            return;
-        }
-        complete(it->second.start, it->second.track, m.timestamp);
-        open_ranges_.erase(it);
+    if (added == Added::kPaired)
         --held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
-    }
+    else if (added == Added::kOpened)
+        ++held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
 }
 
 // A slice that starts before the lane's latest start (its parent arrived after its children,
@@ -379,16 +374,15 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     }
     if (final) {
         // Ranges that never ended: an instant at their start, so that nothing is left open.
-        for (auto &entry : open_ranges_) {
-            const Record &r = entry.second.start;
-            Slice s = slice(entry.second.track, r, keep_string(std::string(or_empty(r.u.marker.name)) + " (no end)"),
-                            "marker");
+        ranges_.for_each_open_start([this](const OpenRange &open) {
+            const Record &r = open.start;
+            Slice s = slice(open.track, r, keep_string(std::string(or_empty(r.u.marker.name)) + " (no end)"), "marker");
             add_args(s, r);
             sink_.instant(s);
             ++unmatched_;
             --held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
-        }
-        open_ranges_.clear();
+        });
+        ranges_.clear();  // ends whose start never came are left out
     }
     // What this window writes of each kind, against what came in it.
     sink_.move_window_records(held_delta_);

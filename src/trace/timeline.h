@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "chunked.h"
+#include "common/range_pairs.h"
 #include "config.h"
 #include "flow_links.h"
 #include "record.h"
@@ -94,8 +95,8 @@ private:
     std::map<uint32_t, uint32_t> devices_, memory_;
     std::map<std::string, uint32_t> comms_;
     std::unordered_map<uint32_t, Base> bases_;  // by track index
-    std::unordered_map<uint64_t, OpenRange> open_ranges_;  // key: id << 1 | device
-    std::unordered_map<uint64_t, uint64_t> early_ends_;  // an end seen before its start
+    mspti::common::RangePairs<OpenRange>
+        ranges_;  // open halves, unbounded (a start without an end is written at the end)
     std::map<uint32_t, int64_t> memory_in_use_;
     bool link_flows_ = false;  // API and device kinds are both traced: flows can have both ends
     FlowLinks links_;
