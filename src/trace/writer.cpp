@@ -222,6 +222,15 @@ void Writer::window(bool final) {
                 memory_before_[r.u.memory.deviceId] += Timeline::memory_delta(r);
         }
     }
+    // HCCL records whose collective's launch decided them in this window (--capture-range).
+    uint64_t now = now_epoch_ns();
+    filter_.release(now, final, released_);
+    for (const Record &r : released_) {
+        if (sink_ != nullptr || ensure_sink()) {
+            timeline_->add(r);
+            ++window_records_[r.kind()];
+        }
+    }
     if (timeline_ == nullptr) return;
     Stats stats;
     const auto get_stats = libmspti_ext().get_stats;
@@ -234,7 +243,7 @@ void Writer::window(bool final) {
     for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) stats.kinds[k].dropped += lost_[k];
     stats.lost = lost_total_;
     sink_->set_window_records(window_records_);
-    timeline_->end_window(stats, now_epoch_ns(), final);
+    timeline_->end_window(stats, now, final);
     if (sink_->take_window_lost()) {
         window_lost_ = true;
         for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) {  // as the sink counted them (held records moved)

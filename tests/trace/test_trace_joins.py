@@ -181,6 +181,46 @@ def test_capture_range_keeps_the_kernels_launched_inside_it(runs, tmp_path):
     assert orphans == (0,)
 
 
+def test_capture_range_keeps_the_collectives_launched_inside_it(tmp_path):
+    """HCCL records carry no correlation id: each goes with its op's COMMUNICATION record (same
+    device and stream, inside the HCCL record's span), kept by that record's launch. The workload
+    (--collectives M) holds its stream with gates so that the answer does not depend on timing: a
+    broadcast launched before the range runs inside it, the M all-reduces launched inside run
+    after it, and a reduce is launched after it."""
+    m = 3
+    program = [WORKLOAD, "--launches", str(N), "--collectives", str(m)]
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+
+    def traced(out, *options, fmt="pftrace"):
+        r = trace(out, "--format", fmt, *options, program=program, env=env)
+        assert r.returncode == 0, r.stderr
+        assert f"launches kernels {N + 4} collectives {m + 2}" in r.stdout
+        return out
+
+    full = pftrace_slices(only(traced(tmp_path / "full"), "pftrace"))
+    hccl = [s for s in full if s["cat"] == "hccl"]
+    assert Counter(s["name"] for s in hccl) == {"HcclBroadcast": 1, "HcclAllReduce": m, "HcclReduce": 1}
+    assert Counter(s["name"] for s in full if s["cat"] == "communication") == {
+        "hcom_broadcast_": 1, "hcom_allReduce_": m, "hcom_reduce_": 1}
+    (rng,) = [s for s in full if s["cat"] == "marker" and s["name"] == "launched"]
+    # The premise: the broadcast ran inside the range, the all-reduces after it.
+    (bcast,) = [s for s in hccl if s["name"] == "HcclBroadcast"]
+    assert rng["start"] <= bcast["start"] and bcast["end"] <= rng["end"], (rng, bcast)
+    assert all(s["start"] >= rng["end"] for s in hccl if s["name"] == "HcclAllReduce"), (rng, hccl)
+
+    kept = pftrace_slices(only(traced(tmp_path / "capture", "--capture-range", "launched"), "pftrace"))
+    got = Counter(s["name"] for s in kept if s["cat"] == "hccl")
+    assert got == {"HcclAllReduce": m}, got  # before: the broadcast only, by its own start
+    got = Counter(s["name"] for s in kept if s["cat"] == "communication")
+    assert got == {"hcom_allReduce_": m}, got
+    assert sum(1 for s in kept if s["cat"] == "kernel") == N
+
+    out = traced(tmp_path / "capture_sqlite", "--capture-range", "launched", fmt="sqlite")
+    db = sqlite3.connect(only(out, "sqlite"))
+    rows = db.execute("SELECT s.value, COUNT(*) FROM hccl h JOIN strings s ON s.id = h.name_id GROUP BY s.value")
+    assert rows.fetchall() == [("HcclAllReduce", m)]
+
+
 # --- device range names --------------------------------------------------------------------
 
 def test_device_ranges_take_their_host_half_name_in_every_format(runs):
