@@ -37,7 +37,8 @@ struct Slice {
     // Slice s{} zeroes all; a default-initialized one leaves the args (most of its 300 bytes)
     // unwritten, for the one per record built in place by the timeline, which sets every other field.
     uint64_t start, end;
-    uint64_t flow;  // 0: none
+    uint64_t flow;  // the first of its flow ids (flow, flow + 1, ...)
+    uint32_t nflows;  // 0: none; a launching call's slice has one per device slice it launched
     uint64_t seq;
     const char *name;
     const char *category;  // a string literal: sinks may key on the pointer

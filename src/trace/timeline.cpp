@@ -119,9 +119,9 @@ const char *Timeline::keep_string(std::string s) {
     return strings_.back().c_str();
 }
 
-uint64_t Timeline::flow_id(uint64_t correlationId) const {
-    if (correlationId == MSPTI_INVALID_CORRELATION_ID) return 0;
-    return (static_cast<uint64_t>(pid_) << 40) | (correlationId & ((1ull << 40) - 1));
+// Unique per process and across the processes of a run (merge renames pids, keeping the low bits).
+uint64_t Timeline::flow_id(uint64_t number) const {
+    return (static_cast<uint64_t>(pid_) << 40) | (number & ((1ull << 40) - 1));
 }
 
 Slice Timeline::slice(uint32_t track, const Record &r, const char *name, const char *category) {
@@ -148,6 +148,7 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
     s.start = r.start;
     s.end = r.end;
     s.flow = 0;
+    s.nflows = 0;
     s.seq = r.seq;
     s.name = name;
     s.category = category;
@@ -159,10 +160,12 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
 // Each kind's track, slice name, flow and arguments: generated from schema/records.py.
 #include "timeline_kinds.inc"
 
-void Timeline::put_slice(const Record &r, bool flow) {
-    if (!add_slice(r)) return;
+void Timeline::put_slice(const Record &r, uint64_t flow, uint32_t count) {
+    if (!add_slice(r) || count == 0) return;
     // put() left last_base_ on the slice's base, the slice last in its window.
-    if (!flow) last_base_->window[last_base_->window.size() - 1].flow = 0;
+    Slice &s = last_base_->window[last_base_->window.size() - 1];
+    s.flow = flow_id(flow);
+    s.nflows = count;
 }
 
 void Timeline::add(const Record &r) {
@@ -173,7 +176,7 @@ void Timeline::add(const Record &r) {
         if (held)
             ++held_delta_[r.kind()];
         else
-            put_slice(r, false);
+            put_slice(r);
         return;
     }
     if (add_slice(r)) return;
@@ -339,7 +342,7 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     // Launches whose both sides came, and records that waited long enough for theirs.
     links_.release(now, final, released_);
     for (const FlowLinks::Released &x : released_) {
-        put_slice(x.record, x.flow);
+        put_slice(x.record, x.flow, x.count);
         --held_delta_[x.record.kind()];
     }
     for (auto &entry : bases_) {

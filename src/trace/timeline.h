@@ -1,8 +1,8 @@
 // Turns kept records into the track layout of docs/trace.md: finds or creates each record's
 // track, pairs mstx range starts with their ends, keeps the device-memory sum, and at the end
 // of each flush window writes every track's slices in nesting order, moving a slice that would
-// overlap without nesting to an overlap lane. A launch's flow joins the API call to the device
-// work it launched (FlowLinks); a device-side mstx range or mark takes its host half's name.
+// overlap without nesting to an overlap lane. A launch's flows join the API call to each piece of
+// device work it launched (FlowLinks); a device-side mstx range or mark takes its host half's name.
 #pragma once
 
 #include <cstdint>
@@ -74,8 +74,8 @@ private:
     // Generated from the record schema (timeline_kinds.inc).
     bool add_slice(const Record &r);
     static bool flow_slice(msptiActivityKind kind);
-    // The slice of `r`, with or without its flow.
-    void put_slice(const Record &r, bool flow);
+    // The slice of `r`, with `count` flows numbered from `flow` (FlowLinks::Released).
+    void put_slice(const Record &r, uint64_t flow = 0, uint32_t count = 0);
     // A device marker's name: its host half's (same id); the record's own when that is unknown.
     const char *host_name(const msptiActivityMarker &m) const;
     void note_host_name(const msptiActivityMarker &m);
@@ -84,7 +84,7 @@ private:
     static bool fits_late(const Lane &lane, const Slice &s);
     void emit(Base &base, Lane &lane);
     const char *keep_string(std::string s);
-    uint64_t flow_id(uint64_t correlationId) const;
+    uint64_t flow_id(uint64_t number) const;
 
     const Config &config_;
     uint32_t pid_;

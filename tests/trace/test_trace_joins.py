@@ -308,6 +308,50 @@ def test_pftrace_flows_have_one_api_start_and_one_device_end(runs):
     assert all(len(s["flows"]) == 1 for s in device)
 
 
+def test_report_draws_an_arrow_to_each_piece_of_work_of_a_launch(tmp_path):
+    """A launch of three kernels (one correlation id) and one of one kernel, written by hand: the
+    report's arrows go from the launching call to each kernel, from a pftrace (one flow id per
+    kernel, all on the call) and from SQLite (joined by correlation id)."""
+    from types import SimpleNamespace
+    from pftrace_writer import Writer
+    from mspti_trace import report_flows
+    pid = 77
+    w = Writer(pid, 0)
+    thread, stream = w.track("thread 7"), w.track("stream 1", parent=w.track("device 0"))
+    f = [pid << 40 | n for n in (1, 2, 3, 4)]
+    w.slice(thread, "aclnnFoo", "node_api", 100, 200, flows=f[:3])
+    w.slice(thread, "aclnnBar", "api", 210, 220, flows=[f[3]])
+    for start, flow in ((300, f[0]), (400, f[1]), (450, f[2]), (500, f[3])):
+        w.slice(stream, "k", "kernel", start, start + 40, flows=[flow])
+    path = tmp_path / f"trace.rank0.pid{pid}.pftrace"
+    path.write_bytes(w.bytes())
+    want = [(100, "aclnnFoo", 300, "kernel"), (100, "aclnnFoo", 400, "kernel"), (100, "aclnnFoo", 450, "kernel"),
+            (210, "aclnnBar", 500, "kernel")]
+    assert report_flows.launches(SimpleNamespace(format="pftrace", path=str(path)), 100) == want
+
+    db_path = tmp_path / f"trace.rank0.pid{pid}.sqlite"
+    db = sqlite3.connect(str(db_path))
+    db.executescript("""
+        CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE api (start INTEGER, end INTEGER, kind INTEGER, pid INTEGER, tid INTEGER,
+                          correlation_id INTEGER, name_id INTEGER);
+        CREATE TABLE kernel (start INTEGER, end INTEGER, device_id INTEGER, stream_id INTEGER,
+                             correlation_id INTEGER, name_id INTEGER, type_id INTEGER);
+        CREATE TABLE memcpy (start INTEGER, correlation_id INTEGER);
+        CREATE TABLE memset (start INTEGER, correlation_id INTEGER);
+        CREATE TABLE communication (start INTEGER, correlation_id INTEGER);
+        INSERT INTO strings VALUES (1, 'aclnnFoo'), (2, 'aclnnBar'), (3, 'rtKernelLaunch'), (4, 'k'),
+                                   (5, 'aclrtSynchronizeDevice');
+        INSERT INTO api VALUES (100, 200, 11, 1, 7, 9, 1), (120, 150, 12, 1, 7, 9, 3), (210, 220, 3, 1, 7, 10, 2),
+                               (600, 900, 10, 1, 7, 9, 5);
+        INSERT INTO kernel VALUES (300, 340, 0, 1, 9, 4, 4), (400, 440, 0, 1, 9, 4, 4), (450, 490, 0, 1, 9, 4, 4),
+                                  (500, 540, 0, 1, 10, 4, 4);
+    """)
+    db.commit()
+    db.close()
+    assert report_flows.launches(SimpleNamespace(format="sqlite", path=str(db_path)), 100) == want
+
+
 # --- API calls once ------------------------------------------------------------------------
 
 def test_summary_lists_each_api_call_once(runs):
