@@ -315,8 +315,7 @@ def gen_timeline_inc(G):
         slices.append(f"        const {k.r.c_struct} &m = r.u.{k.t.member};")
         slices.append(f"        Slice &s = put({track}, r, {name}, kind_name(r.kind()));")
         if k.t.flow:
-            slices.append(f"        s.flow = flow_id(m.{k.member(k.t.flow)});")
-            flows.append(_cases(G, k))
+            flows.append(_cases(G, k))  # its flows are set by Timeline::put_slice
         slices.append("        add_args(s, r);\n        return true;\n    }")
     return f"""// {G.HEADER}
 // Included by src/trace/timeline.cpp inside namespace mspti_trace, after its helpers.

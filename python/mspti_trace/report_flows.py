@@ -1,8 +1,8 @@
 """The launch arrows of the report's timeline: per process, each API call that launched device
 work and that work, as the trace file joins them (docs/trace.md, "Flows"). The model keeps no
 correlation ids, so they are read here from the file again: the pftrace's and the JSON's flows,
-SQLite's correlation ids (the same rule as the writer's: the earliest call with the id, to the
-earliest device record with it). A damaged file gives the arrows read before the damage."""
+SQLite's correlation ids (the same rule as the writer's: from the earliest call with the id, one
+arrow to each device record with it). A damaged file gives the arrows read before the damage."""
 
 import sqlite3
 import zlib
@@ -85,15 +85,12 @@ def _sqlite(path):
             c = calls.get(cid)
             if c is None or (start, -end) < (c[0], -c[1]):
                 calls[cid] = (start, end, name)
-        work = {}
+        work = []
         for table, cat in (("kernel", "kernel"), ("memcpy", "memcpy"), ("memset", "memset"),
                            ("communication", "communication")):
             for cid, start in db.execute(f"SELECT correlation_id, start FROM {table} WHERE correlation_id != 0"):
-                if type(start) is not int:
-                    continue
-                w = work.get(cid)
-                if w is None or start < w[0]:
-                    work[cid] = (start, cat)
+                if type(start) is int and cid in calls:
+                    work.append((cid, start, cat))
     finally:
         db.close()
-    return [(calls[c][0], calls[c][2], w[0], w[1]) for c, w in work.items() if c in calls]
+    return [(calls[c][0], calls[c][2], start, cat) for c, start, cat in work]

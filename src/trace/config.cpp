@@ -3,11 +3,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <sstream>
 
 #include "kind_words.h"
 #include "record.h"
+#include "wall_clock.h"
 
 namespace mspti_trace {
 
@@ -43,12 +43,6 @@ bool add_kind(const std::string &word, std::vector<msptiActivityKind> &kinds) {
         return true;
     }
     return false;
-}
-
-uint64_t now_epoch_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace

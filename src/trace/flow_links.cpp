@@ -30,7 +30,7 @@ void FlowLinks::decide(uint64_t id) {
 }
 
 void FlowLinks::emit(Entry &e, bool linked, std::vector<Released> &out) {
-    size_t api = 0, device = 0;
+    size_t api = e.api.size();
     if (linked) {
         // The launch: the earliest start, the longest of equal starts, then arrival order.
         auto launch = [](const Record &a, const Record &b) {
@@ -39,13 +39,16 @@ void FlowLinks::emit(Entry &e, bool linked, std::vector<Released> &out) {
             return a.seq < b.seq;
         };
         api = static_cast<size_t>(std::min_element(e.api.begin(), e.api.end(), launch) - e.api.begin());
-        auto first = [](const Record &a, const Record &b) {
+        // Its device slices in start order (then arrival): flow numbers in that order.
+        std::sort(e.device.begin(), e.device.end(), [](const Record &a, const Record &b) {
             return a.start != b.start ? a.start < b.start : a.seq < b.seq;
-        };
-        device = static_cast<size_t>(std::min_element(e.device.begin(), e.device.end(), first) - e.device.begin());
+        });
     }
-    for (size_t i = 0; i < e.api.size(); ++i) out.push_back({e.api[i], linked && i == api});
-    for (size_t i = 0; i < e.device.size(); ++i) out.push_back({e.device[i], linked && i == device});
+    uint64_t first = linked ? next_flow_ : 0;
+    uint32_t n = linked ? static_cast<uint32_t>(e.device.size()) : 0;
+    next_flow_ += n;
+    for (size_t i = 0; i < e.api.size(); ++i) out.push_back({e.api[i], i == api ? first : 0, i == api ? n : 0});
+    for (size_t i = 0; i < e.device.size(); ++i) out.push_back({e.device[i], linked ? first + i : 0, linked ? 1u : 0u});
     held_records_ -= e.api.size() + e.device.size();
 }
 

@@ -1,4 +1,4 @@
-// Which API call's slice and which device slice carry a launch's flow (docs/trace.md, "Flows").
+// Which API call's slice and which device slices carry a launch's flows (docs/trace.md, "Flows").
 // A flow goes from the call that launched device work to that work, and nowhere else: a call
 // that launched nothing (aclrtMalloc, aclrtFree) starts none, and a later call reusing the id
 // (aclrtSynchronizeDevice takes the thread's latest) gets none. Both sides are known only once
@@ -22,17 +22,20 @@ public:
     static constexpr uint64_t kWaitNs = 2000000000ull;  // how long a side waits for the other
     static constexpr size_t kMaxHeld = size_t{1} << 16;  // records held at most; the oldest go first
 
+    // A launch's flows: one per device slice, numbered from 1 in this process. The launching
+    // call's slice carries all of them (`count` numbers from `flow`), each device slice its own.
     struct Released {
         Record record;
-        bool flow;  // this record's slice carries the launch's flow
+        uint64_t flow;  // the first flow number; 0: none
+        uint32_t count;  // flow numbers from `flow`
     };
 
     // Holds a record of either side (device: kernel, copy, collective; else an API call);
     // false when its id is decided already: write it now, without a flow.
     bool hold(const Record &r, bool device);
     // At a window's end (`now`, epoch ns): the records to write in this window. A launch whose
-    // both sides are held gets one flow: from its earliest-starting call (the outermost; the
-    // first to arrive of equal ones) to its earliest device slice. Records waiting longer than
+    // both sides are held gets a flow from its earliest-starting call (the outermost; the first
+    // to arrive of equal ones) to each of its device slices held then. Records waiting longer than
     // kWaitNs, and all at the end (`final`), are released without one.
     void release(uint64_t now, bool final, std::vector<Released> &out);
     size_t held() const { return held_records_; }
@@ -51,6 +54,7 @@ private:
     // Ids written already (a later record with one gets no flow); the oldest are forgotten first.
     std::unordered_set<uint64_t> decided_;
     std::deque<uint64_t> decided_order_;
+    uint64_t next_flow_ = 1;
 };
 
 }  // namespace mspti_trace

@@ -149,12 +149,15 @@ void JsonSink::begin(const Slice &s) {
     dur(s.end - s.start);
     args(s);
     out_ += "},\n";
-    if (s.flow == 0) return;
-    // API side starts the flow, device side ends it (binding to the enclosing slice).
-    out_ += host_category(s.category) ? "{\"ph\": \"s\"" : "{\"ph\": \"f\", \"bp\": \"e\"";
-    out_ += ", \"pid\": " + std::to_string(pid_) + ", \"tid\": " + std::to_string(tid) + ", \"ts\": ";
-    us(s.start);
-    out_ += ", \"cat\": \"flow\", \"name\": \"launch\", \"id\": " + std::to_string(s.flow) + "},\n";
+    // API side starts the flows (one per device slice), device side ends its one (binding to the
+    // enclosing slice): each id has one start and one end, which chrome://tracing and Perfetto
+    // both draw as one arrow.
+    for (uint32_t i = 0; i < s.nflows; ++i) {
+        out_ += host_category(s.category) ? "{\"ph\": \"s\"" : "{\"ph\": \"f\", \"bp\": \"e\"";
+        out_ += ", \"pid\": " + std::to_string(pid_) + ", \"tid\": " + std::to_string(tid) + ", \"ts\": ";
+        us(s.start);
+        out_ += ", \"cat\": \"flow\", \"name\": \"launch\", \"id\": " + std::to_string(s.flow + i) + "},\n";
+    }
 }
 
 void JsonSink::instant(const Slice &s) {

@@ -96,7 +96,7 @@ bool PftraceSink::event_fast(const Slice &s, uint64_t type, const Arg *args, siz
                   f::kDaStringValue < 16);
     if (!interned_.empty() || nargs > Slice::kMaxArgs) return false;
     size_t lengths[Slice::kMaxArgs];
-    size_t need = 16 + 11 * 6 + 10;  // keys, varints and the flow id
+    size_t need = 16 + 11 * 6 + 10 * size_t{s.nflows};  // keys, varints and the flow ids
     for (size_t i = 0; i < nargs; ++i) {
         lengths[i] = args[i].type == Arg::kString ? std::strlen(args[i].s) : 0;
         if (lengths[i] >= 0x80) return false;
@@ -144,9 +144,10 @@ bool PftraceSink::event_fast(const Slice &s, uint64_t type, const Arg *args, siz
         }
         if (!close_short(da, p)) return false;
     }
-    if (s.flow != 0) {
+    for (uint32_t i = 0; i < s.nflows; ++i) {
         p = proto::put_varint(p, (static_cast<uint64_t>(f::kTeFlowIds) << 3) | proto::kFixed64);
-        std::memcpy(p, &s.flow, 8);  // little-endian hosts only, as proto::Writer
+        uint64_t id = s.flow + i;
+        std::memcpy(p, &id, 8);  // little-endian hosts only, as proto::Writer
         p += 8;
     }
     if (!close_short(te, p) || !close_short(packet, p)) return false;
@@ -227,7 +228,7 @@ void PftraceSink::event(const Slice &s, uint64_t type, const Arg *args, size_t n
         }
         w.end(d);
     }
-    if (s.flow != 0) w.fixed64(f::kTeFlowIds, s.flow);
+    for (uint32_t i = 0; i < s.nflows; ++i) w.fixed64(f::kTeFlowIds, s.flow + i);
     w.end(e);
     w.end(p);
 }

@@ -38,7 +38,8 @@ struct Slice {
     // Slice s{} zeroes all; a default-initialized one leaves the args (most of its 300 bytes)
     // unwritten, for the one per record built in place by the timeline, which sets every other field.
     uint64_t start, end;
-    uint64_t flow;  // 0: none
+    uint64_t flow;  // the first of its flow ids (flow, flow + 1, ...)
+    uint32_t nflows;  // 0: none; a launching call's slice has one per device slice it launched
     uint64_t seq;
     const char *name;
     const char *category;  // a string literal: sinks may key on the pointer
@@ -102,8 +103,8 @@ public:
     void set_window_records(const uint64_t (&per_kind)[MSPTI_ACTIVITY_KIND_COUNT]) {
         for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) window_records_[k] = per_kind[k];
     }
-    // Records held for a flow's other side (Timeline) are written in a later window than the one
-    // they came in: `delta[k]` more records of kind k came in this window than its slices hold
+    // Records held for a flow's other side, and range halves held for their other half (Timeline),
+    // are written in a later window than the one they came in: `delta[k]` more records of kind k came in this window than its slices hold
     // (negative: earlier ones released into it). A sink that writes each record as it comes
     // (SQLite's rows) writes them in the window they came in.
     void move_window_records(const int64_t (&delta)[MSPTI_ACTIVITY_KIND_COUNT]) {

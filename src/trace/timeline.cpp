@@ -119,9 +119,9 @@ const char *Timeline::keep_string(std::string s) {
     return strings_.back().c_str();
 }
 
-uint64_t Timeline::flow_id(uint64_t correlationId) const {
-    if (correlationId == MSPTI_INVALID_CORRELATION_ID) return 0;
-    return (static_cast<uint64_t>(pid_) << 40) | (correlationId & ((1ull << 40) - 1));
+// Unique per process and across the processes of a run (merge renames pids, keeping the low bits).
+uint64_t Timeline::flow_id(uint64_t number) const {
+    return (static_cast<uint64_t>(pid_) << 40) | (number & ((1ull << 40) - 1));
 }
 
 Slice Timeline::slice(uint32_t track, const Record &r, const char *name, const char *category) {
@@ -148,6 +148,7 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
     s.start = r.start;
     s.end = r.end;
     s.flow = 0;
+    s.nflows = 0;
     s.seq = r.seq;
     s.name = name;
     s.category = category;
@@ -159,10 +160,12 @@ Slice &Timeline::put(uint32_t track, const Record &r, const char *name, const ch
 // Each kind's track, slice name, flow and arguments: generated from schema/records.py.
 #include "timeline_kinds.inc"
 
-void Timeline::put_slice(const Record &r, bool flow) {
-    if (!add_slice(r)) return;
+void Timeline::put_slice(const Record &r, uint64_t flow, uint32_t count) {
+    if (!add_slice(r) || count == 0) return;
     // put() left last_base_ on the slice's base, the slice last in its window.
-    if (!flow) last_base_->window[last_base_->window.size() - 1].flow = 0;
+    Slice &s = last_base_->window[last_base_->window.size() - 1];
+    s.flow = flow_id(flow);
+    s.nflows = count;
 }
 
 void Timeline::add(const Record &r) {
@@ -173,7 +176,7 @@ void Timeline::add(const Record &r) {
         if (held)
             ++held_delta_[r.kind()];
         else
-            put_slice(r, false);
+            put_slice(r);
         return;
     }
     if (add_slice(r)) return;
@@ -218,7 +221,7 @@ void Timeline::add_marker(const Record &in) {
     else if (flag & (kStartFlags | kMarkFlags))
         note_host_name(named);
     const msptiActivityMarker &m = r.u.marker;
-    uint64_t key = (m.id << 1) | (m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
+    uint64_t key = mspti::common::range_key(m.id, m.sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_DEVICE);
     if (flag & kMarkFlags) {
         Slice s = slice(marker_track(m), r, or_empty(m.name), "marker");
         add_args(s, r);
@@ -232,26 +235,26 @@ void Timeline::add_marker(const Record &in) {
         add_args(s, start);
         sink_.range(start, s.end);
     };
+    // A half waiting for its other one is written with it, in a later window: held, like a slice
+    // waiting for its flow (held_delta_), so that a window lost meanwhile does not count it. The
+    // same half again replaces the first, which is then never written.
+    using Added = mspti::common::RangePairs<OpenRange>::Added;
+    auto unbounded = [](const OpenRange *, uint64_t) {};
+    Added added = Added::kReplaced;
     if (flag & kStartFlags) {
         uint32_t track = marker_track(m);
-        auto early = early_ends_.find(key);
-        if (early != early_ends_.end()) {
-            complete(r, track, early->second);
-            early_ends_.erase(early);
-        } else {
-            open_ranges_[key] = OpenRange{r, track};
-        }
-        return;
+        uint64_t end = 0;
+        added = ranges_.add_start(key, OpenRange{r, track}, end, unbounded);
+        if (added == Added::kPaired) complete(r, track, end);
+    } else if (flag & kEndFlags) {
+        OpenRange start{};
+        added = ranges_.add_end(key, m.timestamp, start, unbounded);
+        if (added == Added::kPaired) complete(start.start, start.track, m.timestamp);
     }
-    if (flag & kEndFlags) {
-        auto it = open_ranges_.find(key);
-        if (it == open_ranges_.end()) {
-            early_ends_[key] = m.timestamp;
-            return;
-        }
-        complete(it->second.start, it->second.track, m.timestamp);
-        open_ranges_.erase(it);
-    }
+    if (added == Added::kPaired)
+        --held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
+    else if (added == Added::kOpened)
+        ++held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
 }
 
 // A slice that starts before the lane's latest start (its parent arrived after its children,
@@ -339,11 +342,9 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     // Launches whose both sides came, and records that waited long enough for theirs.
     links_.release(now, final, released_);
     for (const FlowLinks::Released &x : released_) {
-        put_slice(x.record, x.flow);
+        put_slice(x.record, x.flow, x.count);
         --held_delta_[x.record.kind()];
     }
-    sink_.move_window_records(held_delta_);
-    for (int64_t &n : held_delta_) n = 0;
     for (auto &entry : bases_) {
         Base &b = entry.second;
         if (b.window.empty()) continue;
@@ -376,16 +377,19 @@ void Timeline::end_window(const Stats &stats_in, uint64_t now, bool final) {
     }
     if (final) {
         // Ranges that never ended: an instant at their start, so that nothing is left open.
-        for (auto &entry : open_ranges_) {
-            const Record &r = entry.second.start;
-            Slice s = slice(entry.second.track, r, keep_string(std::string(or_empty(r.u.marker.name)) + " (no end)"),
-                            "marker");
+        ranges_.for_each_open_start([this](const OpenRange &open) {
+            const Record &r = open.start;
+            Slice s = slice(open.track, r, keep_string(std::string(or_empty(r.u.marker.name)) + " (no end)"), "marker");
             add_args(s, r);
             sink_.instant(s);
             ++unmatched_;
-        }
-        open_ranges_.clear();
+            --held_delta_[MSPTI_ACTIVITY_KIND_MARKER];
+        });
+        ranges_.clear();  // ends whose start never came are left out
     }
+    // What this window writes of each kind, against what came in it.
+    sink_.move_window_records(held_delta_);
+    for (int64_t &n : held_delta_) n = 0;
     Stats stats = stats_in;
     stats.unmatched_ranges = unmatched_;
     uint64_t dropped = stats.dropped_total();

@@ -1,8 +1,8 @@
 // Turns kept records into the track layout of docs/trace.md: finds or creates each record's
 // track, pairs mstx range starts with their ends, keeps the device-memory sum, and at the end
 // of each flush window writes every track's slices in nesting order, moving a slice that would
-// overlap without nesting to an overlap lane. A launch's flow joins the API call to the device
-// work it launched (FlowLinks); a device-side mstx range or mark takes its host half's name.
+// overlap without nesting to an overlap lane. A launch's flows join the API call to each piece of
+// device work it launched (FlowLinks); a device-side mstx range or mark takes its host half's name.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "chunked.h"
+#include "common/range_pairs.h"
 #include "config.h"
 #include "flow_links.h"
 #include "record.h"
@@ -73,8 +74,8 @@ private:
     // Generated from the record schema (timeline_kinds.inc).
     bool add_slice(const Record &r);
     static bool flow_slice(msptiActivityKind kind);
-    // The slice of `r`, with or without its flow.
-    void put_slice(const Record &r, bool flow);
+    // The slice of `r`, with `count` flows numbered from `flow` (FlowLinks::Released).
+    void put_slice(const Record &r, uint64_t flow = 0, uint32_t count = 0);
     // A device marker's name: its host half's (same id); the record's own when that is unknown.
     const char *host_name(const msptiActivityMarker &m) const;
     void note_host_name(const msptiActivityMarker &m);
@@ -83,7 +84,7 @@ private:
     static bool fits_late(const Lane &lane, const Slice &s);
     void emit(Base &base, Lane &lane);
     const char *keep_string(std::string s);
-    uint64_t flow_id(uint64_t correlationId) const;
+    uint64_t flow_id(uint64_t number) const;
 
     const Config &config_;
     uint32_t pid_;
@@ -94,8 +95,8 @@ private:
     std::map<uint32_t, uint32_t> devices_, memory_;
     std::map<std::string, uint32_t> comms_;
     std::unordered_map<uint32_t, Base> bases_;  // by track index
-    std::unordered_map<uint64_t, OpenRange> open_ranges_;  // key: id << 1 | device
-    std::unordered_map<uint64_t, uint64_t> early_ends_;  // an end seen before its start
+    mspti::common::RangePairs<OpenRange>
+        ranges_;  // open halves, unbounded (a start without an end is written at the end)
     std::map<uint32_t, int64_t> memory_in_use_;
     bool link_flows_ = false;  // API and device kinds are both traced: flows can have both ends
     FlowLinks links_;

@@ -1,7 +1,6 @@
 #include "writer.h"
 
 #include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,28 +15,11 @@
 #include "nearly_sorted.h"
 #include "pftrace_sink.h"
 #include "sqlite_sink.h"
+#include "wall_clock.h"
 
 namespace mspti_trace {
 
 namespace {
-
-uint64_t now_epoch_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-timespec deadline_in(int ms) {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += static_cast<long>(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec += 1;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
 
 constexpr size_t kMaxPending = 1u << 20;  // records held back for the capture range, at most
 
@@ -126,7 +108,7 @@ void Writer::finish_from_signal() {
 bool Writer::wait_finished(int idle_ms) {
     if (!started_) return true;
     uint64_t seen = progress_.load(std::memory_order_relaxed);
-    timespec until = deadline_in(idle_ms);
+    timespec until = wall_clock_after(idle_ms);
     while (!finished_.load()) {
         if (sem_timedwait(&done_, &until) == 0) {
             sem_post(&done_);  // for any other waiter
@@ -136,7 +118,7 @@ bool Writer::wait_finished(int idle_ms) {
         const uint64_t now = progress_.load(std::memory_order_relaxed);
         if (now == seen) return finished_.load();  // no progress for idle_ms: give up waiting
         seen = now;
-        until = deadline_in(idle_ms);
+        until = wall_clock_after(idle_ms);
     }
     return true;
 }
@@ -147,7 +129,7 @@ void Writer::sync_from_signal(int timeout_ms) {
     }
     sync_ = true;
     sem_post(&wake_);
-    timespec until = deadline_in(timeout_ms);
+    timespec until = wall_clock_after(timeout_ms);
     while (sem_timedwait(&synced_, &until) != 0 && errno == EINTR && !finished_.load()) {}
 }
 
@@ -249,6 +231,15 @@ void Writer::window(bool final) {
                 memory_before_[r.u.memory.deviceId] += Timeline::memory_delta(r);
         }
     }
+    // HCCL records whose collective's launch decided them in this window (--capture-range).
+    uint64_t now = now_epoch_ns();
+    filter_.release(now, final, released_);
+    for (const Record &r : released_) {
+        if (sink_ != nullptr || ensure_sink()) {
+            timeline_->add(r);
+            ++window_records_[r.kind()];
+        }
+    }
     if (timeline_ == nullptr) return;
     Stats stats;
     const auto get_stats = libmspti_ext().get_stats;
@@ -261,7 +252,7 @@ void Writer::window(bool final) {
     for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) stats.kinds[k].dropped += lost_[k];
     stats.lost = lost_total_;
     sink_->set_window_records(window_records_);
-    timeline_->end_window(stats, now_epoch_ns(), final);
+    timeline_->end_window(stats, now, final);
     progress_.fetch_add(1, std::memory_order_relaxed);
     if (sink_->take_window_lost()) {
         window_lost_ = true;
@@ -275,7 +266,7 @@ void Writer::window(bool final) {
 
 void Writer::run() {
     for (;;) {
-        timespec until = deadline_in(static_cast<int>(config_.flush_ms));
+        timespec until = wall_clock_after(static_cast<int>(config_.flush_ms));
         while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {}
         if (finishing_.load()) {
             if (signalled_.load()) msptiActivityFlushAll(1);  // the handler's thread cannot

@@ -79,7 +79,7 @@ private:
         uint32_t index;
         bool operator<(const SortKey &o) const { return start != o.start ? start < o.start : tie < o.tie; }
     };
-    std::vector<Record> pending_, ready_;
+    std::vector<Record> pending_, ready_, released_;
     std::vector<SortKey> order_, scratch_;
     std::vector<size_t> bounds_;
     uint64_t seq_ = 0;

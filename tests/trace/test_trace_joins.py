@@ -181,6 +181,46 @@ def test_capture_range_keeps_the_kernels_launched_inside_it(runs, tmp_path):
     assert orphans == (0,)
 
 
+def test_capture_range_keeps_the_collectives_launched_inside_it(tmp_path):
+    """HCCL records carry no correlation id: each goes with its op's COMMUNICATION record (same
+    device and stream, inside the HCCL record's span), kept by that record's launch. The workload
+    (--collectives M) holds its stream with gates so that the answer does not depend on timing: a
+    broadcast launched before the range runs inside it, the M all-reduces launched inside run
+    after it, and a reduce is launched after it."""
+    m = 3
+    program = [WORKLOAD, "--launches", str(N), "--collectives", str(m)]
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+
+    def traced(out, *options, fmt="pftrace"):
+        r = trace(out, "--format", fmt, *options, program=program, env=env)
+        assert r.returncode == 0, r.stderr
+        assert f"launches kernels {N + 4} collectives {m + 2}" in r.stdout
+        return out
+
+    full = pftrace_slices(only(traced(tmp_path / "full"), "pftrace"))
+    hccl = [s for s in full if s["cat"] == "hccl"]
+    assert Counter(s["name"] for s in hccl) == {"HcclBroadcast": 1, "HcclAllReduce": m, "HcclReduce": 1}
+    assert Counter(s["name"] for s in full if s["cat"] == "communication") == {
+        "hcom_broadcast_": 1, "hcom_allReduce_": m, "hcom_reduce_": 1}
+    (rng,) = [s for s in full if s["cat"] == "marker" and s["name"] == "launched"]
+    # The premise: the broadcast ran inside the range, the all-reduces after it.
+    (bcast,) = [s for s in hccl if s["name"] == "HcclBroadcast"]
+    assert rng["start"] <= bcast["start"] and bcast["end"] <= rng["end"], (rng, bcast)
+    assert all(s["start"] >= rng["end"] for s in hccl if s["name"] == "HcclAllReduce"), (rng, hccl)
+
+    kept = pftrace_slices(only(traced(tmp_path / "capture", "--capture-range", "launched"), "pftrace"))
+    got = Counter(s["name"] for s in kept if s["cat"] == "hccl")
+    assert got == {"HcclAllReduce": m}, got  # before: the broadcast only, by its own start
+    got = Counter(s["name"] for s in kept if s["cat"] == "communication")
+    assert got == {"hcom_allReduce_": m}, got
+    assert sum(1 for s in kept if s["cat"] == "kernel") == N
+
+    out = traced(tmp_path / "capture_sqlite", "--capture-range", "launched", fmt="sqlite")
+    db = sqlite3.connect(only(out, "sqlite"))
+    rows = db.execute("SELECT s.value, COUNT(*) FROM hccl h JOIN strings s ON s.id = h.name_id GROUP BY s.value")
+    assert rows.fetchall() == [("HcclAllReduce", m)]
+
+
 # --- device range names --------------------------------------------------------------------
 
 def test_device_ranges_take_their_host_half_name_in_every_format(runs):
@@ -275,6 +315,50 @@ def test_pftrace_flows_have_one_api_start_and_one_device_end(runs):
             assert call["start"] <= work["start"], (call, work)
         assert call["name"] not in NOT_LAUNCHES
     assert all(len(s["flows"]) == 1 for s in device)
+
+
+def test_report_draws_an_arrow_to_each_piece_of_work_of_a_launch(tmp_path):
+    """A launch of three kernels (one correlation id) and one of one kernel, written by hand: the
+    report's arrows go from the launching call to each kernel, from a pftrace (one flow id per
+    kernel, all on the call) and from SQLite (joined by correlation id)."""
+    from types import SimpleNamespace
+    from pftrace_writer import Writer
+    from mspti_trace import report_flows
+    pid = 77
+    w = Writer(pid, 0)
+    thread, stream = w.track("thread 7"), w.track("stream 1", parent=w.track("device 0"))
+    f = [pid << 40 | n for n in (1, 2, 3, 4)]
+    w.slice(thread, "aclnnFoo", "node_api", 100, 200, flows=f[:3])
+    w.slice(thread, "aclnnBar", "api", 210, 220, flows=[f[3]])
+    for start, flow in ((300, f[0]), (400, f[1]), (450, f[2]), (500, f[3])):
+        w.slice(stream, "k", "kernel", start, start + 40, flows=[flow])
+    path = tmp_path / f"trace.rank0.pid{pid}.pftrace"
+    path.write_bytes(w.bytes())
+    want = [(100, "aclnnFoo", 300, "kernel"), (100, "aclnnFoo", 400, "kernel"), (100, "aclnnFoo", 450, "kernel"),
+            (210, "aclnnBar", 500, "kernel")]
+    assert report_flows.launches(SimpleNamespace(format="pftrace", path=str(path)), 100) == want
+
+    db_path = tmp_path / f"trace.rank0.pid{pid}.sqlite"
+    db = sqlite3.connect(str(db_path))
+    db.executescript("""
+        CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE api (start INTEGER, end INTEGER, kind INTEGER, pid INTEGER, tid INTEGER,
+                          correlation_id INTEGER, name_id INTEGER);
+        CREATE TABLE kernel (start INTEGER, end INTEGER, device_id INTEGER, stream_id INTEGER,
+                             correlation_id INTEGER, name_id INTEGER, type_id INTEGER);
+        CREATE TABLE memcpy (start INTEGER, correlation_id INTEGER);
+        CREATE TABLE memset (start INTEGER, correlation_id INTEGER);
+        CREATE TABLE communication (start INTEGER, correlation_id INTEGER);
+        INSERT INTO strings VALUES (1, 'aclnnFoo'), (2, 'aclnnBar'), (3, 'rtKernelLaunch'), (4, 'k'),
+                                   (5, 'aclrtSynchronizeDevice');
+        INSERT INTO api VALUES (100, 200, 11, 1, 7, 9, 1), (120, 150, 12, 1, 7, 9, 3), (210, 220, 3, 1, 7, 10, 2),
+                               (600, 900, 10, 1, 7, 9, 5);
+        INSERT INTO kernel VALUES (300, 340, 0, 1, 9, 4, 4), (400, 440, 0, 1, 9, 4, 4), (450, 490, 0, 1, 9, 4, 4),
+                                  (500, 540, 0, 1, 10, 4, 4);
+    """)
+    db.commit()
+    db.close()
+    assert report_flows.launches(SimpleNamespace(format="sqlite", path=str(db_path)), 100) == want
 
 
 # --- API calls once ------------------------------------------------------------------------

@@ -28,7 +28,10 @@ class RecordingSink : public Sink {
 public:
     bool open(const std::string &, std::string &) override { return true; }
     void track(const Track &t) override { tracks[t.index] = t; }
-    void begin(const Slice &s) override { events.push_back({Event::kBegin, s.track, s.start, s.name, events.size()}); }
+    void begin(const Slice &s) override {
+        events.push_back({Event::kBegin, s.track, s.start, s.name, events.size()});
+        for (uint32_t i = 0; i < s.nflows; ++i) flows[s.flow + i].push_back(std::string(s.name) + "/" + s.category);
+    }
     void end(uint32_t track, uint64_t ts) override { events.push_back({Event::kEnd, track, ts, "", events.size()}); }
     void instant(const Slice &s) override {
         events.push_back({Event::kInstant, s.track, s.start, s.name, events.size()});
@@ -70,6 +73,7 @@ public:
 
     std::map<uint32_t, Track> tracks;
     std::vector<Event> events;
+    std::map<uint64_t, std::vector<std::string>> flows;  // flow id -> "name/category" of its slices
 };
 
 Record api(const char *name, uint32_t tid, uint64_t start, uint64_t end, uint64_t seq) {
@@ -211,6 +215,68 @@ TEST_F(TimelineTest, DeviceRangeTakesItsHostHalfName) {
     EXPECT_EQ(timeline.unmatched_ranges(), 0u);
 }
 
+// Write failures (docs/trace.md, "Write failures"): a window that cannot be written loses the
+// records whose slices it holds. A range half waiting for its other half is written with it, in
+// a later window: the window it came in does not hold it.
+class FailingSink : public RecordingSink {
+public:
+    bool fail = false;
+    void flush() override {
+        if (fail) window_lost_ = true;
+        fail = false;
+    }
+};
+
+class WindowLossTest : public ::testing::Test {
+protected:
+    Config config;
+    FailingSink sink;
+    Stats stats{};
+    Timeline timeline{config, 1, sink};
+    uint64_t lost[MSPTI_ACTIVITY_KIND_COUNT] = {};
+    uint64_t written[MSPTI_ACTIVITY_KIND_COUNT] = {};
+
+    // As the writer does: the records handed over by kind, the window, then its loss.
+    void window(std::initializer_list<Record> records, bool fail, bool final = false) {
+        uint64_t came[MSPTI_ACTIVITY_KIND_COUNT] = {};
+        for (const Record &r : records) {
+            timeline.add(r);
+            ++came[r.kind()];
+        }
+        sink.set_window_records(came);
+        sink.fail = fail;
+        timeline.end_window(stats, 0, final);
+        bool was_lost = sink.take_window_lost();
+        for (int k = 0; k < MSPTI_ACTIVITY_KIND_COUNT; ++k) (was_lost ? lost : written)[k] += sink.window_records(k);
+    }
+};
+
+TEST_F(WindowLossTest, RangeHalvesWaitingForTheirOtherHalfAreNotLostWithTheirWindow) {
+    // Two ranges start in a window that fails, with one API call: only the call is in that window.
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, "outer", 0), api("call", 7, 110, 120, 1),
+            marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 2, 150, "inner", 2)},
+           true);
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_END, 2, 300, "", 3),
+            marker(MSPTI_ACTIVITY_FLAG_MARKER_END, 1, 400, "", 4)},
+           false);
+    // An end that comes before its start, in a failing window; then a start that never ends, in
+    // another failing window: written at the end as "(no end)".
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_END, 9, 700, "", 5)}, true);
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 9, 500, "early", 6)}, false);
+    window({marker(MSPTI_ACTIVITY_FLAG_MARKER_START, 10, 800, "open", 7)}, true);
+    window({}, false, true);
+    EXPECT_EQ(lost[MSPTI_ACTIVITY_KIND_MARKER], 0u);  // before: 4 (each half counted in its failed window)
+    EXPECT_EQ(written[MSPTI_ACTIVITY_KIND_MARKER], 7u);  // every half, in the window of its slice
+    EXPECT_EQ(lost[MSPTI_ACTIVITY_KIND_API], 1u);
+    EXPECT_EQ(written[MSPTI_ACTIVITY_KIND_API], 0u);
+    std::string error;
+    auto slices = sink.replay(error);
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(slices.begin()->second,
+              (std::vector<std::string>{"call@110-120", "inner@150-300", "outer@100-400", "early@500-700"}));
+    EXPECT_EQ(timeline.unmatched_ranges(), 1u);
+}
+
 }  // namespace
 }  // namespace mspti_trace
 
@@ -255,7 +321,7 @@ std::map<std::string, bool> flows_by_name(const std::vector<FlowLinks::Released>
     std::map<std::string, bool> m;
     for (const auto &x : out) {
         const char *n = x.record.kind() == MSPTI_ACTIVITY_KIND_KERNEL ? "kernel" : x.record.u.api.name;
-        m[std::string(n) + "/" + std::to_string(x.record.kind())] = x.flow;
+        m[std::string(n) + "/" + std::to_string(x.record.kind())] = x.count > 0;
     }
     return m;
 }
@@ -283,6 +349,70 @@ TEST(FlowLinks, OneFlowFromTheOutermostCallToTheFirstKernel) {
     EXPECT_EQ(links.held(), 0u);
 }
 
+TEST(FlowLinks, ALaunchOfSeveralKernelsGetsAFlowToEach) {
+    FlowLinks links;
+    std::vector<FlowLinks::Released> out;
+    ASSERT_TRUE(links.hold(api_with("aclnnFoo", 100, 200, 9, 0), false));
+    ASSERT_TRUE(links.hold(kernel_with(450, 500, 9, 1), true));  // arrival order is not start order
+    ASSERT_TRUE(links.hold(kernel_with(300, 400, 9, 2), true));
+    ASSERT_TRUE(links.hold(kernel_with(400, 450, 9, 3), true));
+    links.release(1000, false, out);
+    ASSERT_EQ(out.size(), 4u);
+    uint64_t first = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> kernels;  // (start, flow)
+    for (const auto &x : out) {
+        if (x.record.kind() == MSPTI_ACTIVITY_KIND_API) {
+            EXPECT_EQ(x.count, 3u);
+            first = x.flow;
+        } else {
+            EXPECT_EQ(x.count, 1u);
+            kernels.emplace_back(x.record.start, x.flow);
+        }
+    }
+    ASSERT_NE(first, 0u);
+    std::sort(kernels.begin(), kernels.end());
+    EXPECT_EQ(kernels, (std::vector<std::pair<uint64_t, uint64_t>>{{300, first}, {400, first + 1}, {450, first + 2}}));
+    // The next launch's flows follow.
+    ASSERT_TRUE(links.hold(api_with("aclnnBar", 600, 610, 10, 4), false));
+    ASSERT_TRUE(links.hold(kernel_with(700, 710, 10, 5), true));
+    links.release(2000, false, out);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].flow, first + 3);
+    EXPECT_EQ(out[1].flow, first + 3);
+}
+
+// The timeline over a sink: every flow id on exactly two slices, a call's and a device slice's.
+TEST(TimelineFlows, EveryDeviceSliceOfALaunchGetsItsOwnFlowFromTheCall) {
+    Config config;
+    config.kinds = {MSPTI_ACTIVITY_KIND_API, MSPTI_ACTIVITY_KIND_NODE_API, MSPTI_ACTIVITY_KIND_RUNTIME_API,
+                    MSPTI_ACTIVITY_KIND_KERNEL};
+    RecordingSink sink;
+    Stats stats{};
+    Timeline timeline{config, 1, sink};
+    // The operator call (API and NODE_API) with a nested runtime call, all id 9, launched three
+    // kernels; a second call (id 10) one.
+    for (const Record &r :
+         {api_with("aclnnFoo", 100, 200, 9, 0, MSPTI_ACTIVITY_KIND_NODE_API), api_with("aclnnFoo", 100, 200, 9, 1),
+          api_with("rtKernelLaunch", 120, 150, 9, 2, MSPTI_ACTIVITY_KIND_RUNTIME_API),
+          api_with("aclnnBar", 210, 220, 10, 3)})
+        timeline.add(r);
+    timeline.end_window(stats, 0, false);
+    for (const Record &r : {kernel_with(300, 400, 9, 4), kernel_with(400, 450, 9, 5), kernel_with(450, 500, 9, 6),
+                            kernel_with(500, 510, 10, 7)})
+        timeline.add(r);
+    timeline.end_window(stats, 0, true);
+    ASSERT_EQ(sink.flows.size(), 4u);  // before: 2 (one per launch, to its first kernel)
+    std::map<std::string, int> starts;
+    for (auto [id, slices] : sink.flows) {
+        EXPECT_EQ(id >> 40, 1u);  // this process's
+        ASSERT_EQ(slices.size(), 2u) << id;
+        std::sort(slices.begin(), slices.end());  // tracks are written in no set order
+        EXPECT_EQ(slices[1], "k/kernel") << id;
+        ++starts[slices[0]];
+    }
+    EXPECT_EQ(starts, (std::map<std::string, int>{{"aclnnFoo/node_api", 3}, {"aclnnBar/api", 1}}));
+}
+
 TEST(FlowLinks, CallsThatLaunchNothingWaitThenGoWithoutAFlow) {
     FlowLinks links;
     std::vector<FlowLinks::Released> out;
@@ -294,12 +424,12 @@ TEST(FlowLinks, CallsThatLaunchNothingWaitThenGoWithoutAFlow) {
     EXPECT_TRUE(out.empty());
     links.release(t0 + FlowLinks::kWaitNs, false, out);
     ASSERT_EQ(out.size(), 1u);
-    EXPECT_FALSE(out[0].flow);
+    EXPECT_EQ(out[0].count, 0u);
     // Device work arriving first waits for its call the same way; the end releases everything.
     ASSERT_TRUE(links.hold(kernel_with(300, 400, 5, 1), true));
     links.release(t0 + 2 * FlowLinks::kWaitNs, true, out);
     ASSERT_EQ(out.size(), 1u);
-    EXPECT_FALSE(out[0].flow);
+    EXPECT_EQ(out[0].count, 0u);
 }
 
 TEST(NearlySorted, SameAsStdSortForNearlySortedRandomAndReversedKeys) {

@@ -16,9 +16,16 @@
 // then, inside the host range "launched", N aclnnMatmul launched and not waited for (they run
 // after the range ends), each in a range "on_device" with the stream (a host and a device half),
 // then 2 aclnnAdd launched after the range, and aclrtSynchronizeDevice.
+// --launches N --collectives M: also M all-reduces (a one-rank communicator) launched inside the
+// range after the matmuls, and two collectives launched outside it: a broadcast before the range
+// that runs inside it (held by a gate on the stream until the range has started, then waited
+// for) and a reduce after the range. Everything launched inside the range is held by a second gate until the range has ended,
+// so it all runs after the range.
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -191,8 +198,29 @@ long run_train(int steps, int layers, int64_t width, HcclComm comm, aclrtStream 
     return kernels;
 }
 
-// --launches N: returns the kernels launched.
-long run_launches(int n, aclrtStream stream) {
+// A host function in stream order that holds the stream until open() (aclrtLaunchHostFunc).
+class Gate {
+public:
+    void launch(aclrtStream stream) { CHECK(aclrtLaunchHostFunc(stream, &Gate::wait, this)); }
+    void open() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        open_ = true;
+        cv_.notify_all();
+    }
+
+private:
+    static void wait(void *self) {
+        Gate &g = *static_cast<Gate *>(self);
+        std::unique_lock<std::mutex> lock(g.mutex_);
+        g.cv_.wait(lock, [&g] { return g.open_; });
+    }
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool open_ = false;
+};
+
+// --launches N [--collectives M]: returns the kernels launched.
+long run_launches(int n, int collectives, aclrtStream stream) {
     constexpr int64_t kBatch = 64, kWidth = 256;
     const size_t act_bytes = static_cast<size_t>(kBatch * kWidth) * sizeof(float);
     const size_t w_bytes = static_cast<size_t>(kWidth * kWidth) * sizeof(float);
@@ -209,10 +237,28 @@ long run_launches(int n, aclrtStream stream) {
         CHECK(aclnnAddGetWorkspaceSize(tx, tx, alpha, ty, &ws, &ex));
         CHECK(aclnnAdd(nullptr, 0, ex, stream));
     };
+    HcclComm comm = nullptr;
+    Gate before_range, in_range;
+    auto all_reduce = [&] { CHECK(HcclAllReduce(w, w, kWidth, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream)); };
+    if (collectives > 0) {
+        int32_t dev = 0;
+        CHECK(aclrtGetDevice(&dev));
+        CHECK(HcclCommInitAll(1, &dev, &comm));
+    }
     add();
     add();
     CHECK(aclrtSynchronizeStream(stream));
+    if (collectives > 0) {
+        before_range.launch(stream);
+        // Launched outside the range, runs inside it.
+        CHECK(HcclBroadcast(w, kWidth, HCCL_DATA_TYPE_FP32, 0, comm, stream));
+    }
     mstxRangeId outer = mstxRangeStartA("launched", nullptr);
+    if (collectives > 0) {
+        before_range.open();
+        CHECK(aclrtSynchronizeStream(stream));
+        in_range.launch(stream);
+    }
     for (int i = 0; i < n; ++i) {
         mstxRangeId id = mstxRangeStartA("on_device", stream);
         uint64_t ws = 0;
@@ -221,10 +267,15 @@ long run_launches(int n, aclrtStream stream) {
         CHECK(aclnnMatmul(nullptr, 0, ex, stream));
         mstxRangeEnd(id);
     }
+    for (int i = 0; i < collectives; ++i) all_reduce();  // launched inside, run after the range
     mstxRangeEnd(outer);
+    if (collectives > 0) in_range.open();
     add();
     add();
+    if (collectives > 0)  // launched and run after the range
+        CHECK(HcclReduce(w, w, kWidth, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 0, comm, stream));
     CHECK(aclrtSynchronizeDevice());
+    if (comm != nullptr) CHECK(HcclCommDestroy(comm));
     for (aclTensor *t : {tx, ty, tw}) aclDestroyTensor(t);
     aclDestroyScalar(alpha);
     for (void *p : {x, y, w}) CHECK(aclrtFree(p));
@@ -236,7 +287,7 @@ long run_launches(int n, aclrtStream stream) {
 int main(int argc, char **argv) {
     int warmup = 1, iters = 3, kernels = 4;
     bool hold = false, loop = false, own = false, phase2 = false, mix = false, train = false;
-    int launches = -1;
+    int launches = -1, collectives = 0;
     int layers = 8;
     int64_t width = 256;
     for (int i = 1; i < argc; ++i) {
@@ -261,6 +312,8 @@ int main(int argc, char **argv) {
             train = true;
         else if (a == "--launches" && i + 1 < argc)
             launches = std::atoi(argv[++i]);
+        else if (a == "--collectives" && i + 1 < argc)
+            collectives = std::atoi(argv[++i]);
         else if (a == "--layers" && i + 1 < argc)
             layers = std::atoi(argv[++i]);
         else if (a == "--width" && i + 1 < argc)
@@ -297,8 +350,9 @@ int main(int argc, char **argv) {
     }
 
     if (launches >= 0) {
-        long k = run_launches(launches, stream);
-        std::printf("workload: rank %d launches kernels %ld\n", rank, k);
+        long k = run_launches(launches, collectives, stream);
+        std::printf("workload: rank %d launches kernels %ld collectives %d\n", rank, k,
+                    collectives > 0 ? collectives + 2 : 0);
         CHECK(aclrtDestroyStream(stream));
         CHECK(aclrtResetDevice(local));
         aclFinalize();
