@@ -24,4 +24,6 @@ if(schema_changed MATCHES "swig/")
   set(MSPTI_SCHEMA_SWIG_CHANGED ON)
 endif()
 # Every target sees the generated public headers next to include/ (mspti/monitor_types.h includes them).
-include_directories(${MSPTI_GENERATED_INCLUDE_DIR})
+# mspti_ext.h includes mspti_ext_record_size.h by its bare name, found beside it once installed
+# (whichever of <prefix>/include or <prefix>/include/mspti a program names); here, through its directory.
+include_directories(${MSPTI_GENERATED_INCLUDE_DIR} ${MSPTI_GENERATED_INCLUDE_DIR}/mspti)

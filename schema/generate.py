@@ -6,6 +6,7 @@ whenever records.py or this file changes. Writes only files whose text changed, 
 table rebuilds nothing. Output layout (OUTPUT_DIR = build/generated):
 
   include/mspti/monitor_records.h, monitor_kinds.h   C++ public headers (installed)
+  include/mspti/mspti_ext_record_size.h               msptiExtRecordSize, for mspti_ext.h (installed)
   src/monitor_schema.h, monitor_kinds.inc             libmspti_monitor: conversions, dispatch, monitors
   swig/*.i, swig/py_schema*.h, swig/java_schema*.h    SWIG lists and the record conversions per language
   python/mspti/...                                    enum mirrors, record classes, layouts, monitors,
@@ -302,6 +303,52 @@ MsptiResult {m.name}::start(std::function<void(const {r.name} &)> callback) {{
 }}
 """)
     return "\n".join(out)
+
+
+def record_layouts():
+    """Each msPTI kind's C layout: a record's own kind, else a kind its trace serves (the API kinds
+    share msptiActivityApi); every kind of msptiActivityKind must have exactly one."""
+    own, shared = {}, {}
+    for r in S.RECORDS:
+        if not (r.kind and r.c_struct):
+            continue
+        if own.get(r.kind, r.c_struct) != r.c_struct:
+            raise SystemExit(f"records.py: kind {r.kind} has two layouts, {own[r.kind]} and {r.c_struct}")
+        own[r.kind] = r.c_struct
+        for k in (r.trace.kinds if r.trace and r.trace.kinds else []):
+            shared.setdefault(k, r.c_struct)
+    layouts = {**shared, **own}
+    wanted = [n[len("MSPTI_ACTIVITY_KIND_"):] for n, _, _ in ENUMS["MsptiActivityKind"].values
+              if not n.endswith(("_COUNT", "_FORCE_INT", "_INVALID"))]
+    missing = [k for k in wanted if k not in layouts]
+    if missing:
+        raise SystemExit(f"records.py: activity kinds {missing} have no record layout (c_struct)")
+    return [(k, layouts[k]) for k in wanted]
+
+
+def gen_record_size():
+    cases = [f"    case {kind_const(k)}: return sizeof({c});" for k, c in record_layouts()]
+    body = "\n".join(cases)
+    last = max(v for n, v, _ in ENUMS["MsptiActivityKind"].values if not n.endswith(("_COUNT", "_FORCE_INT")))
+    return f"""/* {HEADER}
+ * Included by mspti_ext.h (after mspti_activity.h), which documents it; not on its own. C99. */
+#ifndef MSPTI_EXT_RECORD_SIZE_H
+#define MSPTI_EXT_RECORD_SIZE_H
+
+/**
+ * @brief Size in bytes of one record of `kind` (the stride between records in a buffer); 0 for a
+ *        value that is not a kind (outside 1..{last}). Header-only: needs no symbol of this library.
+ */
+static inline size_t msptiExtRecordSize(msptiActivityKind kind)
+{{
+    switch (kind) {{
+{body}
+    default: return 0;
+    }}
+}}
+
+#endif /* MSPTI_EXT_RECORD_SIZE_H */
+"""
 
 
 # ---- SWIG ---------------------------------------------------------------------------------------
@@ -886,6 +933,7 @@ def outputs():
     files = {
         "include/mspti/monitor_records.h": gen_monitor_records(),
         "include/mspti/monitor_kinds.h": gen_monitor_kinds(),
+        "include/mspti/mspti_ext_record_size.h": gen_record_size(),
         "src/monitor_schema.h": gen_monitor_schema(),
         "src/monitor_kinds.inc": gen_monitor_kinds_inc(),
         "swig/schema.i": gen_swig_common(),

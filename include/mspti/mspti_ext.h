@@ -29,28 +29,9 @@ extern "C" {
 /** @brief Patch version of this library. */
 #define MSPTI_EXT_VERSION_PATCH 0
 
-/**
- * @brief Size in bytes of one record of `kind` (the stride between records in a buffer); 0 for a
- *        kind outside 1..12. Header-only: needs no symbol of this library.
- */
-static inline size_t msptiExtRecordSize(msptiActivityKind kind)
-{
-    switch (kind) {
-    case MSPTI_ACTIVITY_KIND_MARKER: return sizeof(msptiActivityMarker);
-    case MSPTI_ACTIVITY_KIND_KERNEL: return sizeof(msptiActivityKernel);
-    case MSPTI_ACTIVITY_KIND_API:
-    case MSPTI_ACTIVITY_KIND_ACL_API:
-    case MSPTI_ACTIVITY_KIND_NODE_API:
-    case MSPTI_ACTIVITY_KIND_RUNTIME_API: return sizeof(msptiActivityApi);
-    case MSPTI_ACTIVITY_KIND_HCCL: return sizeof(msptiActivityHccl);
-    case MSPTI_ACTIVITY_KIND_MEMORY: return sizeof(msptiActivityMemory);
-    case MSPTI_ACTIVITY_KIND_MEMSET: return sizeof(msptiActivityMemset);
-    case MSPTI_ACTIVITY_KIND_MEMCPY: return sizeof(msptiActivityMemcpy);
-    case MSPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(msptiActivityExternalCorrelation);
-    case MSPTI_ACTIVITY_KIND_COMMUNICATION: return sizeof(msptiActivityCommunication);
-    default: return 0;
-    }
-}
+/* msptiExtRecordSize(kind): generated from the record table (schema/records.py), installed
+ * next to this header, so that a new kind needs no edit here. */
+#include "mspti_ext_record_size.h"
 
 /**
  * @brief Per-kind record counters.

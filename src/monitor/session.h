@@ -1,22 +1,22 @@
-// The process-wide collection session behind every monitor: it owns the activity buffer pool
-// registered with libmspti, the subscription, the enabled kinds, and the one delivery thread
-// that runs every user callback. Built on the public msPTI C ABI only.
+// The process-wide collection session behind every monitor: control (start, stop, flush and the
+// settings; the libmspti subscription, the enabled kinds, the running monitors). It owns the
+// activity buffer pool registered with libmspti and the DeliveryThread that runs every user
+// callback (through the Dispatcher), and asks them to do their part. Built on the public msPTI C
+// ABI only.
 #pragma once
 
 #include <array>
 #include <chrono>
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "mspti/mspti_activity.h"
 #include "mspti/mspti_callback.h"
 #include "monitor/buffer_pool.h"
+#include "monitor/delivery_thread.h"
 #include "monitor/registry.h"
 #include "monitor/subscription.h"
 
@@ -50,20 +50,13 @@ public:
     bool any_running();
     MsptiResult set_stop_timeout(int64_t milliseconds);
     int64_t stop_timeout() const { return stop_timeout_ms_.load(std::memory_order_relaxed); }
-    void set_hooks(DeliveryThreadHooks *hooks) { hooks_.store(hooks, std::memory_order_release); }
+    void set_hooks(DeliveryThreadHooks *hooks) { delivery_.set_hooks(hooks); }
 
     /** Whether the calling thread is the delivery thread. */
     static bool on_delivery_thread();
 
 private:
     static constexpr int kKinds = MSPTI_ACTIVITY_KIND_COUNT;
-    struct Pending {
-        uint8_t *data;
-        size_t size;
-        size_t valid;
-        uint64_t seq;  // 1 + the number of buffers enqueued before it
-    };
-    enum class ThreadState { None, Running, Exiting, Exited };
 
     Session();
 
@@ -72,14 +65,12 @@ private:
     static void at_process_exit();
 
     // fork(): the parent keeps everything. The child keeps the running monitors (libmspti keeps
-    // their kinds and callbacks) and gets a delivery thread of its own, started with its first
-    // buffer; buffers queued for the parent's thread are recycled, not delivered (the parent
-    // delivers them).
+    // their kinds and callbacks); each part resets itself: the delivery thread starts again with
+    // the child's first buffer, and the buffers queued for the parent's thread are recycled, not
+    // delivered (the parent delivers them).
     static void fork_prepare();
     static void fork_parent();
     static void fork_child();
-    // mutex_ held: starts the delivery thread; false if it could not be started.
-    bool start_thread_locked();
 
     // control_ held:
     MsptiResult begin_locked(const char *who);
@@ -87,7 +78,8 @@ private:
                                std::unique_lock<std::mutex> &control);
     void end_locked();
 
-    void publish_locked(const std::shared_ptr<Subscription> &add, const Subscription *remove, uint64_t *version);
+    // Publishes the delivery registry with `add` listed and `remove` unlisted (either may be null).
+    void publish_locked(const std::shared_ptr<Subscription> &add, const Subscription *remove);
     // control_ held: takes a running monitor's subscription and turns its kind off if unused.
     std::shared_ptr<Subscription> take_locked(MonitorCore &core);
     // After take_locked(): hands the backlog to the delivery thread and
@@ -101,15 +93,6 @@ private:
     // callback still running then is left running (never called again); returns false if one was.
     bool wait_callbacks_idle(const std::vector<std::shared_ptr<Subscription>> &subs,
                              const std::chrono::steady_clock::time_point *until);
-    bool wait_delivered(uint64_t target, int64_t timeout_ms);
-    bool wait_not_using(uint64_t version, int64_t timeout_ms);
-    void join_if_exited();
-    // After start(): waits (bounded) until the delivery thread's on_thread_start() hook returned.
-    void wait_thread_started();
-    // join_if_exited() until `deadline`; false if the thread had not left by then.
-    bool join_if_exited_until(std::chrono::steady_clock::time_point deadline);
-    void thread_main(DeliveryThreadHooks *hooks);
-    void finish_buffer(const Pending &p, DeliveryThreadHooks *hooks);
 
     // ---- control (start/stop bookkeeping; msPTI calls are made under it, never waits for delivery)
     std::mutex control_;
@@ -122,27 +105,9 @@ private:
     std::vector<MonitorCore *> running_;  // started, not stopped (a core stops before it is destroyed)
     bool exit_handler_ = false;
 
-    // ---- delivery state (short critical sections only)
-    std::mutex mutex_;
-    std::condition_variable work_cv_;  // delivery thread waits for buffers
-    std::condition_variable done_cv_;  // flush/stop wait for progress
-    std::deque<Pending> queue_;
-    uint64_t enqueued_ = 0;
-    uint64_t processed_ = 0;
-    bool busy_ = false;  // a buffer is being delivered ...
-    uint64_t busy_version_ = 0;  // ... with this registry snapshot (start() switching waits for it)
-    std::shared_ptr<const Registry> registry_ = std::make_shared<Registry>();
-    ThreadState state_ = ThreadState::None;
-    std::thread thread_;
-    bool exiting_ = false;
-    bool restart_in_child_ = false;  // forked while the session was up: start a thread on demand
-    bool stuck_ = false;  // stop_all() left the thread in a callback (the process exits)
-    bool hooks_started_ = false;  // the thread's on_thread_start() hook has returned
-    Pending busy_buffer_{};  // the buffer being delivered while busy_
-
-    std::atomic<DeliveryThreadHooks *> hooks_{nullptr};
     std::atomic<int64_t> stop_timeout_ms_{2000};
     BufferPool pool_;
+    DeliveryThread delivery_{pool_};  // after pool_, which it recycles into
 };
 
 }  // namespace mspti::detail

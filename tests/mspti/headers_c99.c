@@ -21,3 +21,6 @@ size_t c_layout_size(int which) {
 /* The mstx header is usable from C: taking the inline functions' addresses forces them to compile. */
 void *c_mstx_entry(void);
 void *c_mstx_entry(void) { return (void *)&mstxMarkA; }
+
+size_t c_record_size(int kind);
+size_t c_record_size(int kind) { return msptiExtRecordSize((msptiActivityKind)kind); }

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "mspti/mspti.h"
+#include "mspti/mspti_ext.h"
 
 extern "C" size_t c_layout_size(int which);
+extern "C" size_t c_record_size(int kind);
 
 #define EXPECT_FIELD(type, field, offset) EXPECT_EQ(offsetof(type, field), static_cast<size_t>(offset)) << #field
 
@@ -148,6 +150,20 @@ TEST(RecordLayout, CAndCppAgree) {
     EXPECT_EQ(c_layout_size(3), offsetof(msptiActivityCommunication, correlationId));
     EXPECT_EQ(c_layout_size(4), sizeof(msptiActivityMemory));
     EXPECT_EQ(c_layout_size(5), sizeof(msptiCallbackData));
+}
+
+// msptiExtRecordSize is generated from the record table: each kind's stride, per the msPTI
+// layouts (shared/reference/mspti-spec.md), typed out here; 0 outside 1..12. The C copy of the
+// header (compiled as C99) gives the same.
+TEST(RecordLayout, RecordSizePerKind) {
+    const size_t expected[] = {0, 56, 56, 48, 56, 64, 56, 56, 24, 72, 48, 48, 48, 0};
+    for (int kind = 0; kind <= 13; ++kind) {
+        EXPECT_EQ(msptiExtRecordSize(static_cast<msptiActivityKind>(kind)), expected[kind]) << "kind " << kind;
+        EXPECT_EQ(c_record_size(kind), expected[kind]) << "kind " << kind << " (C)";
+    }
+    EXPECT_EQ(msptiExtRecordSize(MSPTI_ACTIVITY_KIND_KERNEL), sizeof(msptiActivityKernel));
+    EXPECT_EQ(msptiExtRecordSize(MSPTI_ACTIVITY_KIND_RUNTIME_API), sizeof(msptiActivityApi));
+    EXPECT_EQ(msptiExtRecordSize(MSPTI_ACTIVITY_KIND_FORCE_INT), 0u);
 }
 
 TEST(EnumValues, MatchMspti) {

@@ -136,6 +136,32 @@ def test_a_new_traced_kind_reaches_the_trace_tool(schema, tmp_path):
     schema_py = read("python/mspti_trace/_trace_schema.py")
     assert '"memory_pool": ("start", "end", "used_bytes", "device_id", "stream_id",),' in schema_py
     assert '"memory_pool",)' in schema_py  # KIND_WORDS
+    # ... and its record size (msptiExtRecordSize), with no edit of mspti_ext.h.
+    sizes = read("include/mspti/mspti_ext_record_size.h")
+    assert "    case MSPTI_ACTIVITY_KIND_MEMORY_POOL: return sizeof(msptiActivityMemoryPool);\n" in sizes
+    assert "(outside 1..13)" in sizes
+
+
+def test_every_kind_gets_its_record_size(schema, tmp_path):
+    """msptiExtRecordSize: one case per kind, the API kinds sharing msptiActivityApi through ApiData's
+    trace kinds, unless a kind has a record of its own."""
+    records, load = schema
+    sizes = generated(load(), tmp_path)("include/mspti/mspti_ext_record_size.h")
+    expected = {"MARKER": "Marker", "KERNEL": "Kernel", "API": "Api", "HCCL": "Hccl", "MEMORY": "Memory",
+                "MEMSET": "Memset", "MEMCPY": "Memcpy", "EXTERNAL_CORRELATION": "ExternalCorrelation",
+                "COMMUNICATION": "Communication", "ACL_API": "Api", "NODE_API": "Api", "RUNTIME_API": "Api"}
+    cases = [line.strip() for line in sizes.splitlines() if line.strip().startswith("case ")]
+    assert sorted(cases) == sorted(f"case MSPTI_ACTIVITY_KIND_{k}: return sizeof(msptiActivity{s});"
+                                   for k, s in expected.items())
+    assert "(outside 1..12)" in sizes
+
+
+def test_a_kind_without_a_layout_fails_the_generator(schema, tmp_path):
+    records, load = schema
+    kinds = next(e for e in records.ENUMS if e.name == "MsptiActivityKind")
+    kinds.values.insert(-2, ("MSPTI_ACTIVITY_KIND_MEMORY_POOL", 13, None))
+    with pytest.raises(SystemExit, match=r"activity kinds \['MEMORY_POOL'\] have no record layout"):
+        load().main(["generate.py", str(tmp_path)])
 
 
 def test_a_trace_only_record_that_disagrees_with_the_c_header_fails_the_build(schema, tmp_path):
@@ -147,7 +173,8 @@ def test_a_trace_only_record_that_disagrees_with_the_c_header_fails_the_build(sc
         tu = out / "tu.cpp"
         tu.write_text('#include "record.h"\n')
         return subprocess.run([CXX, "-std=c++20", "-fsyntax-only", "-I", os.path.join(SOURCE_DIR, "include"),
-                               "-I", str(out / "src/trace"), str(tu)], capture_output=True, text=True)
+                               "-I", str(out / "include/mspti"), "-I", str(out / "src/trace"), str(tu)],
+                              capture_output=True, text=True)
 
     good = compiles(tmp_path / "good")
     assert good.returncode == 0, good.stderr
@@ -202,7 +229,8 @@ def test_an_offset_that_disagrees_with_the_c_header_fails_the_build(schema, tmp_
         tu = out / "tu.cpp"
         tu.write_text('#include "monitor/convert.h"\n')
         return subprocess.run([CXX, "-std=c++20", "-fsyntax-only", "-I", os.path.join(SOURCE_DIR, "include"),
-                               "-I", str(out / "include"), "-I", os.path.join(SOURCE_DIR, "src"),
+                               "-I", str(out / "include"), "-I", str(out / "include/mspti"),
+                               "-I", os.path.join(SOURCE_DIR, "src"),
                                "-I", str(out / "src"), str(tu)], capture_output=True, text=True)
 
     good = compiles(tmp_path / "good")

@@ -38,8 +38,7 @@ ThreadStaging *ActivityEngine::register_this_thread() {
     if (s == nullptr) return nullptr;
     {
         std::lock_guard<std::mutex> lock(consumer_mutex_);
-        s->next = stagings_;
-        stagings_ = s;
+        stagings_.push(s);
     }
     t_staging = s;
     return s;
@@ -49,8 +48,7 @@ ThreadStaging *ActivityEngine::register_shared_staging() {
     ensure_worker();
     ThreadStaging *s = ThreadStaging::make_shared();
     std::lock_guard<std::mutex> lock(consumer_mutex_);
-    s->next = stagings_;
-    stagings_ = s;
+    stagings_.push(s);
     return s;
 }
 
@@ -118,16 +116,7 @@ void ActivityEngine::free_retired_names() {
     if (blocked || completed) nudge();
 }
 
-void ActivityEngine::nudge() {
-    // Dekker-style with the worker (both sides sequentially consistent): either the worker sees
-    // work_pending_ before it sleeps, or we see it sleeping and wake it. No wake-up is lost.
-    ensure_worker();
-    work_pending_.store(true);
-    if (!worker_sleeping_.load()) return;
-    std::lock_guard<std::mutex> lock(wake_mutex_);
-    wake_pending_ = true;
-    wake_cv_.notify_one();
-}
+void ActivityEngine::nudge() { worker_.nudge(); }
 
 // ---- consumer side -------------------------------------------------------------------
 
@@ -412,7 +401,7 @@ bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock, bool defer) {
     uint64_t names_ticket = names::seal();
     ++active_walks_;
     bool blocked = false, deferred = false;
-    for (ThreadStaging *s = stagings_; s != nullptr && !blocked; s = s->next)
+    for (ThreadStaging *s = stagings_.first(); s != nullptr && !blocked; s = s->next)
         blocked = drain(lock, s, true, defer, &deferred);
     if (--active_walks_ == 0) reclaim_retired();
     if (blocked || deferred)  // records left staged may point to the sealed names
@@ -423,7 +412,7 @@ bool ActivityEngine::drain_all(std::unique_lock<std::mutex> &lock, bool defer) {
 }
 
 void ActivityEngine::reclaim_retired() {
-    ThreadStaging **link = &stagings_;
+    ThreadStaging **link = stagings_.first_link();
     while (*link != nullptr) {
         ThreadStaging *s = *link;
         if (s->retired.load(std::memory_order_acquire) && s->ring.read_tail() == s->ring.read_head()) {
@@ -553,20 +542,18 @@ void ActivityEngine::register_callbacks(msptiBuffersCallbackRequestFunc request,
                                         msptiBuffersCallbackCompleteFunc complete) {
     request_.store(request, std::memory_order_release);
     complete_.store(complete, std::memory_order_release);
-    start_worker();
+    worker_.start();
 }
 
 void ActivityEngine::set_flush_period(uint32_t ms) {
     flush_period_ms_.store(ms, std::memory_order_relaxed);
-    ensure_worker();
-    std::lock_guard<std::mutex> lock(wake_mutex_);
-    wake_pending_ = true;
-    wake_cv_.notify_one();
+    worker_.ensure();
+    worker_.wake();
 }
 
 void ActivityEngine::stats(int kind, msptiExtActivityStats *out) {
     std::lock_guard<std::mutex> lock(consumer_mutex_);
-    counters_.read(kind, stagings_, out);
+    counters_.read(kind, stagings_.first(), out);
 }
 
 uint64_t ActivityEngine::discard_delivered(int kind, uint64_t n) {
@@ -576,31 +563,13 @@ uint64_t ActivityEngine::discard_delivered(int kind, uint64_t n) {
 
 // ---- worker --------------------------------------------------------------------------
 
-void ActivityEngine::start_worker() {
-    std::lock_guard<std::mutex> lock(wake_mutex_);
-    worker_wanted_.store(true, std::memory_order_relaxed);
-    start_worker_locked();
-}
-
-void ActivityEngine::start_worker_locked() {
-    if (worker_running_.load(std::memory_order_relaxed) || stopping_) return;
-    worker_done_ = false;
-    worker_ = std::thread([this] { worker_main(); });
-    pthread_setname_np(worker_.native_handle(), "ActivityManager");
-    worker_running_.store(true, std::memory_order_relaxed);
-    if (!exit_handler_) {  // inherited by forked children, so registered once
-        exit_handler_ = true;
-        std::atexit([] { ActivityEngine::instance().shutdown(); });
-    }
-}
-
 void ActivityEngine::worker_main() {
     using Clock = std::chrono::steady_clock;
     auto next_calibration = Clock::now();  // steered from the first wake: clock.cpp says when next
     auto next_periodic = Clock::now();
     for (;;) {
         uint32_t period = flush_period_ms_.load(std::memory_order_relaxed);
-        work_pending_.store(false);  // what producers signal from now on is handled next round
+        worker_.begin_round();  // what producers signal from now on is handled next round
         std::vector<ClientBuffer> batch;
         bool blocked;
         {
@@ -632,41 +601,14 @@ void ActivityEngine::worker_main() {
                 buffers_.changed().wait_for(lock, timeout,
                                             [this] { return buffer_available() || buffers_.has_completed(); });
             }
-            std::lock_guard<std::mutex> lock(wake_mutex_);
-            if (stopping_) break;
+            if (worker_.stopping()) break;
             continue;
         }
-        std::unique_lock<std::mutex> lock(wake_mutex_);
-        if (stopping_) break;
-        worker_sleeping_.store(true);
-        wake_cv_.wait_for(lock, timeout, [this] { return wake_pending_ || stopping_ || work_pending_.load(); });
-        worker_sleeping_.store(false);
-        wake_pending_ = false;
-        if (stopping_) break;
+        if (!worker_.sleep(timeout)) break;
     }
-    std::lock_guard<std::mutex> lock(wake_mutex_);
-    worker_done_ = true;
-    wake_cv_.notify_all();
 }
 
-void ActivityEngine::shutdown() {
-    std::unique_lock<std::mutex> lock(wake_mutex_);
-    if (!worker_.joinable() || stopping_) return;
-    stopping_ = true;
-    wake_cv_.notify_all();
-    if (worker_.get_id() == std::this_thread::get_id()) {
-        worker_.detach();
-        return;
-    }
-    // A worker stuck in a client callback (e.g. waiting for a lock the exiting thread holds)
-    // must not hang the exit: wait a bounded time, then leave it.
-    if (wake_cv_.wait_for(lock, std::chrono::seconds(2), [this] { return worker_done_; })) {
-        lock.unlock();
-        worker_.join();
-    } else {
-        worker_.detach();
-    }
-}
+void ActivityEngine::shutdown() { worker_.shutdown(); }
 
 // ---- fork ----------------------------------------------------------------------------
 
@@ -676,48 +618,27 @@ void ActivityEngine::fork_prepare() {
     // inherits its one-time initialisation half done.
     ThreadStaging::settle_capacity();
     consumer_mutex_.lock();
-    wake_mutex_.lock();
+    worker_.lock_for_fork();
 }
 
 void ActivityEngine::fork_parent() {
-    wake_mutex_.unlock();
+    worker_.unlock_after_fork();
     consumer_mutex_.unlock();
 }
 
 void ActivityEngine::fork_child() {
-    // Only this thread exists now. Other threads' stagings hold the parent's records (the parent
-    // delivers them) and have no owner any more: free them. This thread's keeps its ring for the
-    // child's records.
-    ThreadStaging *own = t_staging;
-    ThreadStaging **link = &stagings_;
-    while (*link != nullptr) {
-        ThreadStaging *s = *link;
-        if (s == own) {
-            s->restart_after_fork();
-            link = &s->next;
-        } else {
-            *link = s->next;
-            delete s;
-        }
-    }
-    active_walks_ = 0;  // walks in progress at the fork (unlocked in a callback) never resume here
+    // Only this thread exists now; each part resets itself. Kinds and callbacks are kept.
+    stagings_.restart_after_fork(t_staging);  // this thread's keeps its ring for the child's records
     buffers_.restart_after_fork();
-    prefetch_declined_ = false;
-    prefetching_ = false;  // the worker asking at the fork is the parent's
-    flushing_ = 0;  // so are flushes in progress on other threads
-    wait_stalled_ = false;
     counters_.reset();  // the child's statistics count the child's records only
-    // The worker did not survive the fork; its handle names a thread of the parent, so it is
-    // neither joined nor detached but forgotten. A new worker starts on first need.
-    new (&worker_) std::thread();
-    worker_running_.store(false, std::memory_order_relaxed);
-    worker_done_ = false;
-    wake_pending_ = false;
-    worker_sleeping_.store(false);
-    work_pending_.store(false);
-    // It may count waiters that exist only in the parent: start it afresh.
-    new (&wake_cv_) std::condition_variable();
-    wake_mutex_.unlock();
+    // The consumer's own flags: walks, asks ahead of need and flushes in progress at the fork
+    // were other threads' (or the parent's worker's) and never resume here.
+    active_walks_ = 0;
+    prefetch_declined_ = false;
+    prefetching_ = false;
+    flushing_ = 0;
+    wait_stalled_ = false;
+    worker_.forget_after_fork();  // releases the wake lock; a new worker starts on first need
     consumer_mutex_.unlock();
 }
 

@@ -7,17 +7,16 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstring>
 #include <cstdint>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "core/activity_kinds.h"
 #include "core/client_buffers.h"
 #include "core/clock.h"
+#include "core/engine_worker.h"
 #include "core/kind_counters.h"
 #include "core/marker_names.h"
 #include "core/thread_staging.h"
@@ -158,14 +157,9 @@ private:
     bool wait_below_limit(std::unique_lock<std::mutex> &lock);
     void reclaim_retired();
     void deliver(std::vector<ClientBuffer> &batch);
+    // The worker's loop (EngineWorker runs it on its thread).
     void worker_main();
-    void start_worker();
-    void start_worker_locked();  // wake_mutex_ held
-    void ensure_worker() {
-        if (__builtin_expect(!worker_running_.load(std::memory_order_relaxed), 0) &&
-            worker_wanted_.load(std::memory_order_relaxed))
-            start_worker();
-    }
+    void ensure_worker() { worker_.ensure(); }
 
     // Constant-initialised, outside the engine object: the record path reads them directly.
     static inline std::atomic<bool> enabled_[kKindCount] = {};
@@ -173,7 +167,7 @@ private:
 
     // Under the consumer lock: the stagings list, the client's buffers, the tick conversion.
     std::mutex consumer_mutex_;
-    ThreadStaging *stagings_ = nullptr;
+    StagingList stagings_;
     ClientBuffers buffers_;
     clock::TickConverter ticks_;  // converts staged raw ticks (core/clock.h)
     bool prefetch_declined_ = false;  // the client declined the worker's last ask ahead of need
@@ -186,19 +180,8 @@ private:
     std::atomic<msptiBuffersCallbackRequestFunc> request_{nullptr};
     std::atomic<msptiBuffersCallbackCompleteFunc> complete_{nullptr};
 
-    // Worker wake-up, kept apart from the consumer lock so that nudges never wait on a drain.
-    std::mutex wake_mutex_;
-    std::condition_variable wake_cv_;
-    bool wake_pending_ = false;
-    bool stopping_ = false;
-    bool worker_done_ = false;
-    std::atomic<bool> worker_sleeping_{false};
-    std::atomic<bool> work_pending_{false};  // set by producers: full buffers or a filling ring
     std::atomic<uint32_t> flush_period_ms_{0};
-    std::thread worker_;
-    std::atomic<bool> worker_wanted_{false};  // callbacks registered: a worker should run
-    std::atomic<bool> worker_running_{false};  // false again in a forked child
-    bool exit_handler_ = false;
+    EngineWorker worker_{[] { instance().worker_main(); }, [] { instance().shutdown(); }};
 
     std::mutex holds_mutex_;
     std::multiset<const uint8_t *> holds_;

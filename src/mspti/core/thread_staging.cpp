@@ -79,4 +79,18 @@ ThreadStaging *ThreadStaging::make_shared() { return new ThreadStaging(staging_c
 
 void ThreadStaging::settle_capacity() { staging_capacity(); }
 
+void StagingList::restart_after_fork(ThreadStaging *own) {
+    ThreadStaging **link = &head_;
+    while (*link != nullptr) {
+        ThreadStaging *s = *link;
+        if (s == own) {
+            s->restart_after_fork();
+            link = &s->next;
+        } else {
+            *link = s->next;
+            delete s;
+        }
+    }
+}
+
 }  // namespace mspti

@@ -42,6 +42,25 @@ struct ThreadStaging {
     alignas(64) uint64_t last_marker_ns = 0;
 };
 
+// The engine's stagings, guarded by its consumer lock: new ones join at the head (a walk in
+// progress stays valid); the consumer unlinks and frees retired ones once drained.
+class StagingList {
+public:
+    void push(ThreadStaging *s) {
+        s->next = head_;
+        head_ = s;
+    }
+    ThreadStaging *first() const { return head_; }
+    ThreadStaging **first_link() { return &head_; }
+    // In a forked child, on the thread that forked: the other threads' stagings hold the parent's
+    // records (the parent delivers them) and have no owner any more: freed. `own` (the forking
+    // thread's, or nullptr) keeps its ring for the child's records.
+    void restart_after_fork(ThreadStaging *own);
+
+private:
+    ThreadStaging *head_ = nullptr;
+};
+
 // The calling thread's staging, or nullptr before its first record and once it was retired.
 // Constant-initialised: reading it needs no TLS init check.
 extern constinit thread_local ThreadStaging *t_staging;
