@@ -50,6 +50,11 @@ void report_write_failure(const std::string &path, const char *why) {
     notify("failed\t" + path + "\t" + why);
 }
 
+void report_not_created(const std::string &path, const std::string &error, unsigned pid) {
+    std::fprintf(stderr, "mspti-trace: %s; nothing is written for pid %u\n", error.c_str(), pid);
+    notify("failed\t" + path + "\t" + error);
+}
+
 void report_writer_abandoned(const std::string &path, int idle_ms) {
     std::fprintf(stderr,
                  "mspti-trace: gave up waiting for the writer of %s at exit (no progress for %d ms): the file may "

@@ -11,6 +11,10 @@ namespace mspti_trace {
 // The first failure to write `path` (later ones are silent); `why` is the error's text.
 void report_write_failure(const std::string &path, const char *why);
 
+// The file `path` could not be created (`error` names it and why): nothing is written for `pid`,
+// and every record kept is lost. Said on stderr once; the launcher hears of it as a failure.
+void report_not_created(const std::string &path, const std::string &error, unsigned pid);
+
 // At exit, the writer of `path` made no progress for idle_ms and was given up on: the file may
 // lack its last windows and their records are not counted. Said on stderr; the launcher counts
 // an unknown number of records lost.

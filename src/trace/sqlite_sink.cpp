@@ -59,9 +59,14 @@ bool SqliteSink::open(const std::string &path, std::string &error) {
         db_ = nullptr;
         return false;
     }
-    exec(kHeadTables);
-    exec(kRecordTables);
-    exec(kTailTables);
+    // The tables come first: without them (a disk full from the start) nothing can be written.
+    for (const char *tables : {kHeadTables, kRecordTables, kTailTables}) {
+        if (sqlite3_exec(db_, tables, nullptr, nullptr, nullptr) != SQLITE_OK) {
+            error = "cannot create the tables of " + path + ": " + sqlite3_errmsg(db_);
+            close();
+            return false;
+        }
+    }
     for (int i = 0; i < kCount; ++i) {
         const char *sql = i < kRecordTable ? kInserts[i] : kRecordInserts[i - kRecordTable];
         if (sqlite3_prepare_v2(db_, sql, -1, &stmts_[i], nullptr) != SQLITE_OK) {

@@ -18,6 +18,12 @@ bool TraceFile::open(const std::string &path, std::string &error) {
         return false;
     }
     path_ = path;
+    // The space for the last words is held from the start: a disk that is full before the
+    // first window fits still gets a whole file (its header, the stats and the end).
+    if (::fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(kHeldBytes)) == 0)
+        held_end_ = kHeldBytes;
+    else if (errno == EOPNOTSUPP || errno == ENOSYS)
+        can_hold_ = false;
     return true;
 }
 

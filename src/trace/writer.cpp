@@ -144,7 +144,7 @@ bool Writer::ensure_sink() {
     }
     std::string error;
     if (!sink_->open(config_.file_path(pid_), error)) {
-        std::fprintf(stderr, "mspti-trace: %s; nothing is written for pid %u\n", error.c_str(), pid_);
+        report_not_created(config_.file_path(pid_), error, pid_);  // the launcher exits non-zero
         sink_.reset();
         sink_failed_ = true;
         return false;
@@ -222,6 +222,8 @@ void Writer::window(bool final) {
             if (sink_ != nullptr || ensure_sink()) {
                 timeline_->add(r);
                 ++window_records_[r.kind()];
+            } else {
+                ++lost_unopened_;
             }
         } else if (r.kind() == MSPTI_ACTIVITY_KIND_MEMORY) {
             // Memory in use counts every allocation, kept or not.
@@ -238,6 +240,8 @@ void Writer::window(bool final) {
         if (sink_ != nullptr || ensure_sink()) {
             timeline_->add(r);
             ++window_records_[r.kind()];
+        } else {
+            ++lost_unopened_;
         }
     }
     if (timeline_ == nullptr) return;
@@ -274,6 +278,8 @@ void Writer::run() {
             if (sink_ != nullptr) {
                 sink_->close();
                 if (window_lost_) report_loss_total(config_.file_path(pid_), lost_total_, sink_->final_stats_written());
+            } else if (sink_failed_) {
+                report_loss_total(config_.file_path(pid_), lost_unopened_, false);
             }
             if (names_.escaped() != 0)
                 std::fprintf(stderr,

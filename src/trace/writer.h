@@ -88,6 +88,7 @@ private:
     std::unique_ptr<Sink> sink_;
     std::unique_ptr<Timeline> timeline_;
     bool sink_failed_ = false;
+    uint64_t lost_unopened_ = 0;  // records kept while the file could not be created
     // Records handed to the timeline in this window, and those lost with windows that could not
     // be written (disk full, EIO), by kind: counted as dropped in the stats that follow.
     uint64_t window_records_[MSPTI_ACTIVITY_KIND_COUNT] = {};

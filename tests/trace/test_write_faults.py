@@ -119,6 +119,16 @@ def check_sqlite_full_for_good(result, path):
     assert re.search(re.escape(path) + r": \d+ records lost to write failures", result.stderr), result.stderr[-3000:]
 
 
+def check_sqlite_never_created(result, path):
+    """SQLite cannot even create its tables on a disk full from the start: nothing is in the file,
+    and the launcher hears of every record kept (the workload's kernels at least) as lost, not
+    counted in the file."""
+    said = [line for line in result.stderr.splitlines() if "nothing is written" in line]
+    assert len(said) == 1 and path in said[0] and "disk is full" in said[0], said
+    m = re.search(re.escape(path) + r": (\d+) records lost to write failures \(NOT in its stats", result.stderr)
+    assert m is not None and int(m.group(1)) >= EXPECTED_KERNELS, result.stderr[-3000:]
+
+
 def test_no_fault_no_loss(tmp_path):
     """The control: the same workload, nothing lost, exit 0, nothing said."""
     r = trace(tmp_path / "out", program=[WORKLOAD, *WORKLOAD_ARGS])
@@ -128,11 +138,14 @@ def test_no_fault_no_loss(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("fault", ["enospc@FROM+1", "eio@FROM+1", "enospc@FROM"])
+@pytest.mark.parametrize("fault", ["enospc@FROM+1", "eio@FROM+1", "enospc@FROM", "enospc@0"])
 def test_injected_write_failures(tmp_path, fmt, fault):
     """ENOSPC or EIO for the one write that meets byte FROM (transient: one window lost), or ENOSPC from FROM on
     (permanent): the file reads to its end, the losses are counted, writing resumes after a
-    transient fault, and the exit code is 3 (the program's own, 0, with --allow-loss)."""
+    transient fault, and the exit code is 3 (the program's own, 0, with --allow-loss).
+    enospc@0: the disk is full before the first window fits (on a loaded machine the first
+    window can pass FROM too); the space held from the file's creation still takes its header,
+    stats and end, so even an empty trace reads whole and counts every record."""
     transient = "+" in fault
     # About a tenth into the file (JSON is larger, gzip much smaller): the window that meets the
     # fault is not the last one.
@@ -143,6 +156,9 @@ def test_injected_write_failures(tmp_path, fmt, fault):
     r = trace(out, *options, program=[WORKLOAD, *WORKLOAD_ARGS], env={**os.environ, "MSPTI_TRACE_WRITE_FAULT": fault})
     assert r.returncode == (0 if allow else LOSS_EXIT), r.stderr[-3000:]
     path = trace_file(out, fmt)
+    if fmt == "sqlite" and fault == "enospc@0":
+        check_sqlite_never_created(r, path)
+        return
     if fmt == "sqlite" and not transient:
         check_sqlite_full_for_good(r, path)
         return
