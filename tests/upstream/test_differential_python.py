@@ -54,6 +54,7 @@ EXAMPLES = {
 # times, until it delivered what the example makes, with no HCCL start missed; what its best run still
 # lost is left out of ours too (comparable()). Ours runs once.
 TRIES = 3
+EXAMPLE_CHECK_FAILED = 3  # guide_capture.py's exit code: the example's own check failed on msPTI's library
 
 # As in test_differential.py: (side, "example: item") differences each citing its heading in
 # docs/compatibility.md; a listed difference that no longer occurs fails the test.
@@ -91,7 +92,10 @@ def run_example(c, side, name):
     proc = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=240)
     with open(os.path.join(out, "output.txt"), "w") as f:
         f.write(proc.stdout + proc.stderr)
-    if proc.returncode != 0:
+    # msPTI's library lost records the example checks for (at load, its stop can lose all of a
+    # KernelMonitor's kernels): the records it did deliver are compared, loss and all.
+    check_failed = side == "msPTI" and proc.returncode == EXAMPLE_CHECK_FAILED
+    if proc.returncode != 0 and not check_failed:
         raise RunFailed(f"{side}, example {name}: exited {proc.returncode}:\n{proc.stdout[-2000:]}"
                         f"\n{proc.stderr[-3000:]}")
     # Each side's own package: msPTI's is built from its sources into <build>/upstream/python.
@@ -108,7 +112,10 @@ def run_example(c, side, name):
             records += [json.loads(line) for line in f if line.strip()]
     for r in records:
         r["kind"] = KIND.get(r["kind"], str(r["kind"]))
-    return anonymous_communicators(records)
+    records = anonymous_communicators(records)
+    if check_failed and lost(name, records) == 0:
+        raise RunFailed(f"msPTI, example {name}: its own check failed with nothing lost:\n{proc.stderr[-3000:]}")
+    return records
 
 
 class RunFailed(AssertionError):
