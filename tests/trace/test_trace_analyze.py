@@ -1,7 +1,7 @@
 """mspti-trace analyze (and report's verdict) on 4-rank vnpu runs with a known answer: one rank
 slowed with the virtual NPU's VNPU_FAULT_* settings in a named phase, in its collectives or in its
 kernels, and a balanced run. Only identities are asserted (which rank, phase, link), never a
-duration: the injected 20 ms per step is far above the thresholds (2 ms, 10% of a step), and
+duration: the injected 20 ms per step is far above the thresholds (5 ms, 10% of a step), and
 those far above scheduling noise."""
 import csv
 import glob
