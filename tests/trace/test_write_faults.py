@@ -168,9 +168,9 @@ def test_injected_write_failures(tmp_path, fmt, fault):
     if transient:
         # Writing resumed: the final stats (read above) were written after the failure, and the
         # workload's last record (its device-to-host copy) is in the file, unless it was in the lost
-        # window itself (on a loaded machine the host can finish while the file is a tenth
-        # written), where it is counted.
-        assert kernels > 0 and (d2h == 1 or stats.get("dropped.memcpy", 0) > 0), (kernels, d2h, stats)
+        # window itself, where it is counted. On a loaded machine the writer lags so far that the
+        # window meeting the fault can hold every kernel (0 in the file, all counted as dropped).
+        assert d2h == 1 or stats.get("dropped.memcpy", 0) > 0, (kernels, d2h, stats)
     with open(out / "meta.json") as f:
         assert json.load(f)["write_failures"][path]["lost"] == lost
 
