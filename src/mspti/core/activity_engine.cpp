@@ -305,6 +305,58 @@ void copy_marker(uint8_t *to, const unsigned char *staged, const char *name, Thr
     std::memcpy(to + at, &t, sizeof(t));
 }
 
+// Copies the run of marker records staged in `ring` from `tail` on into the buffer `out`, whose
+// records end at `valid` and names begin at `names_at` (both updated), and returns where it
+// stopped: at `head`, at a record of another kind, or at a marker the buffer has no room for
+// (drain's general path takes it from there). The per-record work of copy_marker, with what is
+// the same along a run kept out of it: one name-copy lookup per name (not per record), the
+// buffer's room and the thread's last time in registers.
+uint64_t copy_marker_run(const StagingRing &ring, uint64_t tail, uint64_t head, uint8_t *out, size_t &valid_io,
+                         size_t &names_at_io, ClientBuffers &buffers, clock::TickConverter &ticks,
+                         uint64_t &last_ns_io) {
+    constexpr size_t kSize = sizeof(msptiActivityMarker);
+    size_t valid = valid_io, names_at = names_at_io;
+    uint64_t last_ns = last_ns_io;
+    const char *interned = nullptr, *copy = nullptr;  // the last interned name seen, and its copy here
+    for (; tail != head; ++tail) {
+        const unsigned char *bytes = ring.slot(tail);
+        int kind, source;
+        const char *name;
+        uint64_t t;
+        std::memcpy(&kind, bytes, sizeof(kind));
+        if (kind != MSPTI_ACTIVITY_KIND_MARKER || names_at - valid < kSize) break;
+        std::memcpy(&source, bytes + offsetof(msptiActivityMarker, sourceKind), sizeof(source));
+        std::memcpy(&name, bytes + offsetof(msptiActivityMarker, name), sizeof(name));
+        if ((source & names::kStagedInternedName) != 0) {
+            if (name != interned) {
+                const char *c = buffers.name_copy(name);
+                if (c == nullptr && (c = buffers.place_name(name, out, valid, kSize, names_at)) == nullptr) break;
+                interned = name;
+                copy = c;
+            }
+            name = copy;
+            source = MSPTI_ACTIVITY_SOURCE_KIND_HOST;  // an interned name is a host marker's
+        }
+        // Read from the staged record, not the copy (see copy_marker).
+        std::memcpy(&t, bytes + offsetof(msptiActivityMarker, timestamp), sizeof(t));
+        if (clock::is_raw_tick(t)) {
+            t = ticks.to_epoch(t);
+            if (t < last_ns) t = last_ns;
+            last_ns = t;
+        }
+        uint8_t *to = out + valid;
+        std::memcpy(to, bytes, kSize);  // a fixed size: no call
+        std::memcpy(to + offsetof(msptiActivityMarker, sourceKind), &source, sizeof(source));
+        std::memcpy(to + offsetof(msptiActivityMarker, timestamp), &t, sizeof(t));
+        std::memcpy(to + offsetof(msptiActivityMarker, name), &name, sizeof(name));
+        valid += kSize;
+    }
+    valid_io = valid;
+    names_at_io = names_at;
+    last_ns_io = last_ns;
+    return tail;
+}
+
 }  // namespace
 
 bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain, bool defer,
@@ -329,10 +381,20 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
         uint8_t *const out = current.data;
         size_t names_at = current.names_at;
         size_t valid = current.valid;
-        for (; tail != head; ++tail) {
+        while (tail != head) {
             const unsigned char *bytes = s->ring.slot(tail);
             int kind;
             std::memcpy(&kind, bytes, sizeof(kind));
+            if (kind == MSPTI_ACTIVITY_KIND_MARKER && out != nullptr) {
+                // Markers come in runs (a thread marking): copied by a loop of their own.
+                const uint64_t next =
+                    copy_marker_run(s->ring, tail, head, out, valid, names_at, buffers_, ticks_, s->last_marker_ns);
+                if (next != tail) {
+                    copied[kind] += next - tail;
+                    tail = next;
+                    continue;
+                }
+            }
             size_t size = record_size(kind);
             const char *name = nullptr;  // the copy of a marker's interned name, in the buffer
             bool fits = out != nullptr && names_at - valid >= size;
@@ -382,6 +444,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             }
             valid += size;
             ++copied[kind];
+            ++tail;
         }
         if (tail == head) {  // (else the buffer was handed on above)
             current.valid = valid;
