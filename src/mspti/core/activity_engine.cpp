@@ -81,6 +81,8 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
     return nullptr;
 }
 
+void ActivityEngine::quarter_filled_of(ThreadStaging *s) { instance().quarter_filled(s); }
+
 void ActivityEngine::quarter_filled(ThreadStaging *s) {
     // The slots just written are still in this thread's cache, so moving them into the client
     // buffer here costs a few ns a record; the worker would pull every line across to its core

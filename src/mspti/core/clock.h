@@ -89,6 +89,19 @@ inline uint64_t deferred_now() {
     return detail::now_ns_slow();
 }
 
+// deferred_now() for a caller with a path of its own for the other case: false (and nothing read)
+// unless the TSC is in use; then `tick` is the tagged raw tick.
+inline bool raw_tick_now(uint64_t &tick) {
+#if defined(__x86_64__)
+    if (__builtin_expect(detail::g_tsc.mode.load(std::memory_order_acquire) == detail::kTsc, 1)) {
+        tick = __builtin_ia32_rdtsc() | kRawTickBit;
+        return true;
+    }
+#endif
+    (void)tick;
+    return false;
+}
+
 namespace detail {
 // How many conversions have been published: a TickConverter's copy is current while it holds.
 extern std::atomic<uint64_t> g_steers_published;

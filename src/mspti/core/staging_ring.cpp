@@ -3,7 +3,11 @@
 namespace mspti {
 
 StagingRing::StagingRing(uint32_t capacity)
-    : capacity_(capacity), mask_(capacity - 1), nudge_mask_(capacity / 4 - 1), slots_(new StagingSlot[capacity]) {}
+    : limit_(capacity),
+      capacity_(capacity),
+      mask_(capacity - 1),
+      nudge_mask_(capacity / 4 - 1),
+      slots_(new StagingSlot[capacity]) {}
 
 StagingRing::~StagingRing() { delete[] slots_; }
 
@@ -12,7 +16,7 @@ void StagingRing::restart_after_fork() {
     uint64_t index = (head_.load(std::memory_order_relaxed) / quarter + 1) * quarter - 1;
     head_.store(index, std::memory_order_relaxed);
     tail_.store(index, std::memory_order_relaxed);
-    cached_tail_ = index;
+    limit_ = index + capacity_;
     for (int k = 0; k < kKindCount; ++k) {
         produced_[k].store(0, std::memory_order_relaxed);
         dropped_[k].store(0, std::memory_order_relaxed);

@@ -31,9 +31,9 @@ public:
     // Producer: a slot for the next record, or nullptr when the ring is full.
     void *try_reserve() {
         uint64_t h = head_.load(std::memory_order_relaxed);
-        if (h - cached_tail_ >= capacity_) {
-            cached_tail_ = tail_.load(std::memory_order_acquire);
-            if (h - cached_tail_ >= capacity_) return nullptr;
+        if (__builtin_expect(h >= limit_, 0)) {
+            limit_ = tail_.load(std::memory_order_acquire) + capacity_;
+            if (h >= limit_) return nullptr;
         }
         return slots_[h & mask_].bytes;
     }
@@ -72,7 +72,7 @@ public:
 
 private:
     alignas(64) std::atomic<uint64_t> head_{0};
-    uint64_t cached_tail_ = 0;
+    uint64_t limit_;  // producer-only: the tail it last read plus the capacity (head below it: room)
     uint64_t capacity_;
     uint64_t mask_;
     uint64_t nudge_mask_;
