@@ -367,7 +367,10 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
         for (int k = 1; k < kKindCount; ++k) {
-            if (copied[k] != 0) counters_.add_delivered(k, copied[k]);
+            if (copied[k] != 0) {
+                counters_.add_delivered(k, copied[k]);
+                s->ring.count_taken(k, copied[k]);
+            }
             copied[k] = 0;
         }
     };
@@ -428,6 +431,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                             int k;
                             std::memcpy(&k, s->ring.slot(i), sizeof(k));
                             counters_.add_consumer_dropped(k);
+                            s->ring.count_taken(k, 1);
                         }
                         s->ring.release_to(head);
                     }

@@ -1,7 +1,8 @@
 // A thread's staging ring: a single-producer ring of fixed-size record slots that the recording
 // thread fills without locks or allocation, drained by whichever consumer (worker, FlushAll, the
 // producer itself at each quarter of its ring) holds the engine's consumer lock. It also counts the
-// records produced and dropped per kind (single-writer counters).
+// records per kind: dropped by the producer (a single-writer counter) and taken by the consumer;
+// the records produced are those two plus the ones staged (produced()).
 #pragma once
 
 #include <atomic>
@@ -39,18 +40,18 @@ public:
     }
 
     // Producer: publishes the reserved slot. Returns true when the consumer should be nudged.
-    bool commit(int kind) {
+    // Nothing is counted here: the slot's kind says what it was (produced()).
+    bool commit() {
         uint64_t h = head_.load(std::memory_order_relaxed) + 1;
         head_.store(h, std::memory_order_release);
-        bump(produced_[kind]);
         return (h & nudge_mask_) == 0;
     }
 
     // Producer: a record of `kind` that could not be staged.
-    void count_dropped(int kind) {
-        bump(produced_[kind]);
-        bump(dropped_[kind]);
-    }
+    void count_dropped(int kind) { bump(dropped_[kind]); }
+
+    // Consumer: `n` records of `kind` left the ring (copied into a buffer, or dropped for want of one).
+    void count_taken(int kind, uint64_t n) { taken_[kind] += n; }
 
     // Consumer (under the engine's consumer lock): the unread range [tail, head).
     uint64_t read_tail() const { return tail_.load(std::memory_order_relaxed); }
@@ -67,7 +68,9 @@ public:
     // Records staged and not yet drained (exact for the producer, approximate for others).
     uint64_t fill() const { return head_.load(std::memory_order_relaxed) - tail_.load(std::memory_order_relaxed); }
 
-    uint64_t produced(int kind) const { return produced_[kind].load(std::memory_order_relaxed); }
+    // Consumer (under the consumer lock): the records of `kind` staged so far, dropped or not:
+    // those taken, those dropped by the producer, and those staged now.
+    uint64_t produced(int kind) const;
     uint64_t dropped(int kind) const { return dropped_[kind].load(std::memory_order_relaxed); }
 
 private:
@@ -77,8 +80,8 @@ private:
     uint64_t mask_;
     uint64_t nudge_mask_;
     StagingSlot *slots_;
-    std::atomic<uint64_t> produced_[kKindCount] = {};
     std::atomic<uint64_t> dropped_[kKindCount] = {};
+    uint64_t taken_[kKindCount] = {};  // consumer-only (under the consumer lock)
     alignas(64) std::atomic<uint64_t> tail_{0};
 };
 
