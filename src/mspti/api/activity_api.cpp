@@ -76,6 +76,31 @@ __attribute__((noinline, cold)) msptiResult unknown_next_kind(size_t offset, int
                 kind);
 }
 
+// msptiActivityGetNextRecord in full: every check, every error.
+__attribute__((noinline)) msptiResult next_record(uint8_t *buffer, size_t valid, msptiActivity **record) {
+    if (buffer == nullptr || record == nullptr) return null_walk_argument(buffer);
+    size_t offset = 0;
+    if (*record != nullptr) {
+        auto current = reinterpret_cast<uintptr_t>(*record);
+        auto start = reinterpret_cast<uintptr_t>(buffer);
+        if (current < start || current - start >= valid || valid - (current - start) < sizeof(msptiActivity))
+            return record_not_inside();
+        const int current_kind = kind_at(reinterpret_cast<const uint8_t *>(*record));
+        const size_t stride = walk_size(current_kind);
+        if (stride == 0) return unknown_current_kind(current_kind);
+        offset = static_cast<size_t>(current - start);
+        if (valid - offset <= stride) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+        offset += stride;
+    }
+    if (valid - offset < sizeof(msptiActivity)) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+    const int next_kind = kind_at(buffer + offset);
+    const size_t size = walk_size(next_kind);
+    if (size == 0) return unknown_next_kind(offset, next_kind);
+    if (valid - offset < size) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+    *record = reinterpret_cast<msptiActivity *>(buffer + offset);
+    return MSPTI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -131,22 +156,19 @@ msptiResult msptiActivityDisableMarkerDomain(const char *name) {
 }
 
 msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, msptiActivity **record) {
-    // Called once per record by every client: the common case is a few compares and two table
-    // loads; every error is reported out of line.
-    if (__builtin_expect(buffer == nullptr || record == nullptr, 0)) return null_walk_argument(buffer);
-    // Offsets, not pointers, are compared: buffer + validBufferSizeBytes may not be a valid
-    // pointer (a huge size would wrap around the address space).
-    const size_t valid = validBufferSizeBytes;
-    size_t offset = 0;
-    if (*record != nullptr) {
-        auto current = reinterpret_cast<uintptr_t>(*record);
-        auto start = reinterpret_cast<uintptr_t>(buffer);
-        // Most records are followed by one of their own kind (a run of markers, of kernels): if
-        // both lie inside the valid bytes, that is the answer, with one table load.
+    // Called once per record by every client. Most records are followed by one of their own kind
+    // (a run of markers, of kernels): if both lie inside the valid bytes, that is the answer, with
+    // one table load; everything else, errors included, is next_record's (out of line, so this
+    // path saves no registers). Offsets, not pointers, are compared: buffer + validBufferSizeBytes
+    // may not be a valid pointer (a huge size would wrap around the address space).
+    if (__builtin_expect(buffer != nullptr && record != nullptr && *record != nullptr, 1)) {
+        const auto current = reinterpret_cast<uintptr_t>(*record);
+        const auto start = reinterpret_cast<uintptr_t>(buffer);
+        const size_t valid = validBufferSizeBytes;
         if (__builtin_expect(current >= start && current - start < valid &&
                                  valid - (current - start) >= sizeof(msptiActivity),
                              1)) {
-            const int kind = kind_at(reinterpret_cast<const uint8_t *>(*record));
+            const int kind = kind_at(reinterpret_cast<const uint8_t *>(current));
             const size_t stride = walk_size(kind);
             if (__builtin_expect(stride != 0 && valid - (current - start) >= 2 * stride &&
                                      kind_at(reinterpret_cast<const uint8_t *>(current + stride)) == kind,
@@ -155,24 +177,8 @@ msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBy
                 return MSPTI_SUCCESS;
             }
         }
-        if (__builtin_expect(current < start || current - start >= valid ||
-                                 valid - (current - start) < sizeof(msptiActivity),
-                             0))
-            return record_not_inside();
-        const int current_kind = kind_at(reinterpret_cast<const uint8_t *>(*record));
-        const size_t stride = walk_size(current_kind);
-        if (__builtin_expect(stride == 0, 0)) return unknown_current_kind(current_kind);
-        offset = static_cast<size_t>(current - start);
-        if (valid - offset <= stride) return MSPTI_ERROR_MAX_LIMIT_REACHED;
-        offset += stride;
     }
-    if (valid - offset < sizeof(msptiActivity)) return MSPTI_ERROR_MAX_LIMIT_REACHED;
-    const int next_kind = kind_at(buffer + offset);
-    const size_t size = walk_size(next_kind);
-    if (__builtin_expect(size == 0, 0)) return unknown_next_kind(offset, next_kind);
-    if (valid - offset < size) return MSPTI_ERROR_MAX_LIMIT_REACHED;
-    *record = reinterpret_cast<msptiActivity *>(buffer + offset);
-    return MSPTI_SUCCESS;
+    return next_record(buffer, validBufferSizeBytes, record);
 }
 
 msptiResult msptiActivityFlushAll(uint32_t) {

@@ -320,19 +320,31 @@ uint64_t copy_marker_run(const StagingRing &ring, uint64_t tail, uint64_t head, 
     size_t valid = valid_io, names_at = names_at_io;
     uint64_t last_ns = last_ns_io;
     const char *interned = nullptr, *copy = nullptr;  // the last interned name seen, and its copy here
-    for (; tail != head; ++tail) {
-        const unsigned char *bytes = ring.slot(tail);
+    const StagingSlot *const slots = ring.slots();
+    const uint64_t mask = ring.mask();
+    // The records that fit before the names (`end`: where that room, or the staged run, ends);
+    // computed again when a name is placed.
+    auto room_end = [&] {
+        const uint64_t room = (names_at - valid) / kSize;
+        return head - tail < room ? head : tail + room;
+    };
+    uint64_t end = room_end();
+    for (; tail != end; ++tail) {
+        const unsigned char *bytes = slots[tail & mask].bytes;
         int kind, source;
         const char *name;
         uint64_t t;
         std::memcpy(&kind, bytes, sizeof(kind));
-        if (kind != MSPTI_ACTIVITY_KIND_MARKER || names_at - valid < kSize) break;
+        if (kind != MSPTI_ACTIVITY_KIND_MARKER) break;
         std::memcpy(&source, bytes + offsetof(msptiActivityMarker, sourceKind), sizeof(source));
         std::memcpy(&name, bytes + offsetof(msptiActivityMarker, name), sizeof(name));
         if ((source & names::kStagedInternedName) != 0) {
             if (name != interned) {
                 const char *c = buffers.name_copy(name);
-                if (c == nullptr && (c = buffers.place_name(name, out, valid, kSize, names_at)) == nullptr) break;
+                if (c == nullptr) {
+                    if ((c = buffers.place_name(name, out, valid, kSize, names_at)) == nullptr) break;
+                    end = room_end();  // the name took room from the records
+                }
                 interned = name;
                 copy = c;
             }

@@ -39,6 +39,18 @@ public:
         return slots_[h & mask_].bytes;
     }
 
+    // Producer: try_reserve() in two steps, for a caller with a path of its own for a full ring:
+    // whether there is room, then the slot (never nullptr; only after has_room()).
+    bool has_room() {
+        uint64_t h = head_.load(std::memory_order_relaxed);
+        if (__builtin_expect(h >= limit_, 0)) {
+            limit_ = tail_.load(std::memory_order_acquire) + capacity_;
+            if (h >= limit_) return false;
+        }
+        return true;
+    }
+    void *next_slot() { return slots_[head_.load(std::memory_order_relaxed) & mask_].bytes; }
+
     // Producer: publishes the reserved slot. Returns true when the consumer should be nudged.
     // Nothing is counted here: the slot's kind says what it was (produced()).
     bool commit() {
@@ -57,6 +69,10 @@ public:
     uint64_t read_tail() const { return tail_.load(std::memory_order_relaxed); }
     uint64_t read_head() const { return head_.load(std::memory_order_acquire); }
     const unsigned char *slot(uint64_t index) const { return slots_[index & mask_].bytes; }
+    // The slots and the index mask, for a consumer's loop to keep in registers (its stores into
+    // the client buffer could alias the ring's fields, which it would then load again each record).
+    const StagingSlot *slots() const { return slots_; }
+    uint64_t mask() const { return mask_; }
     void release_to(uint64_t tail) { tail_.store(tail, std::memory_order_release); }
 
     // In a forked child, on the thread that forked (the only one left): forgets what the parent

@@ -143,10 +143,10 @@ namespace {
 // (nothing written) otherwise.
 inline bool mark_without_calls(ThreadStaging *s, const char *name) {
     uint64_t id = 0, at = 0;
-    void *slot = s->ring.try_reserve();
     // The id last: a failed try leaves no trace.
-    if (__builtin_expect(slot == nullptr || !clock::raw_tick_now(at) || !s->markers.try_take_id(id), 0)) return false;
-    auto *m = static_cast<msptiActivityMarker *>(slot);
+    if (__builtin_expect(!s->ring.has_room() || !clock::raw_tick_now(at) || !s->markers.try_take_id(id), 0))
+        return false;
+    auto *m = static_cast<msptiActivityMarker *>(s->ring.next_slot());
     m->kind = MSPTI_ACTIVITY_KIND_MARKER;
     m->flag = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
     m->sourceKind = static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName);
@@ -174,10 +174,10 @@ void mark(const char *message, aclrtStream stream) {
     // the message it interned last, an id left in its block, room in the ring. Anything else
     // goes out of line (a jump, not a call), so this path saves no registers.
     ThreadStaging *s = t_staging;
-    if (__builtin_expect(ActivityEngine::enabled(kMarker) & (stream == nullptr) & (s != nullptr), 1) &&
-        message != nullptr) {
-        const char *name = s->markers.last(message);
-        if (__builtin_expect(name != nullptr, 1) && mark_without_calls(s, name)) return;
+    if (__builtin_expect(ActivityEngine::enabled(kMarker), 1) && __builtin_expect(stream == nullptr, 1) &&
+        __builtin_expect(s != nullptr, 1) && __builtin_expect(message != nullptr, 1)) {
+        if (__builtin_expect(s->markers.is_last(message), 1) && mark_without_calls(s, s->markers.last_interned()))
+            return;
         return mark_cached(s, message);
     }
     mark_in(kDefaultDomain, message, stream, "mstxMarkA");

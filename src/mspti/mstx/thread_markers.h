@@ -59,21 +59,23 @@ public:
         return entry.key == message && same_text(message, entry.interned) ? entry.interned : nullptr;
     }
 
-    // The name this thread interned last, if `message` (not NULL) is its message with the same
-    // text, else nullptr: one 16-byte compare against a copy of the text, for the mark's fast
+    // Whether `message` (not NULL) is the message of the name this thread interned last, with the
+    // same text: one 16-byte compare against a copy of the text, for the mark's fast
     // path (mstx::mark). Only a short name read 16 bytes wide is kept there (see set_last).
-    const char *last(const char *message) const {
+    bool is_last(const char *message) const {
 #ifdef MSPTI_WIDE_NAME_COMPARE
-        if (message != last_.key) return nullptr;
+        if (message != last_.key) return false;
         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(message));
         const __m128i b = _mm_load_si128(reinterpret_cast<const __m128i *>(last_.text));
         const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)));
-        return (equal & last_.need) == last_.need ? last_.interned : nullptr;
+        return (equal & last_.need) == last_.need;
 #else
         (void)message;
-        return nullptr;
+        return false;
 #endif
     }
+    // Its interned copy (only after is_last() was true).
+    const char *last_interned() const { return last_.interned; }
 
     const char *intern(const char *message) {
         Entry &entry = cache_[cache_index(message)];
