@@ -39,6 +39,27 @@ void RunThreads(int threads, int per_thread, int flush_every) {
 
 }  // namespace
 
+TEST(Delivery, RecordsStillStagedAreCountedAsProduced) {
+    // A ring's produced count includes the records it holds (read from their slots' kinds), and
+    // counts them under their own kind only. Fewer than a quarter of the 64-slot ring: nothing
+    // drains them but the worker, whose rounds may or may not come first.
+    RecordCollector::instance().install(1 << 20);
+    msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);
+    for (int i = 0; i < 10; ++i) mstxMarkA("staged", nullptr);
+    msptiExtActivityStats s = MarkerStats();
+    EXPECT_EQ(s.produced, 10u);
+    EXPECT_LE(s.delivered, 10u);
+    EXPECT_EQ(s.dropped, 0u);
+    msptiExtActivityStats kernel{};
+    ASSERT_EQ(msptiExtActivityGetStats(MSPTI_ACTIVITY_KIND_KERNEL, &kernel), MSPTI_SUCCESS);
+    EXPECT_EQ(kernel.produced, 0u);
+    msptiActivityFlushAll(1);
+    s = MarkerStats();
+    EXPECT_EQ(s.produced, 10u);
+    EXPECT_EQ(s.delivered, 10u);
+    EXPECT_EQ(RecordCollector::instance().count(MSPTI_ACTIVITY_KIND_MARKER), 10u);
+}
+
 TEST(Delivery, EightThreadsFlushingEveryTwentyWithOneKibBuffersLoseNothing) {
     RecordCollector::instance().install(1024);
     msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);

@@ -137,3 +137,22 @@ TEST(GetNextRecord, AnyKindValueIsReportedNotTrusted) {
         EXPECT_EQ(msptiActivityGetNextRecord(b.bytes, sizeof(b.bytes), &record), MSPTI_ERROR_INNER) << kind;
     }
 }
+
+TEST(GetNextRecord, ARunOfOneKindIsWalkedUpToTheValidBytesWhateverTheirCount) {
+    // Records followed by one of their own kind take a shorter path: for every valid size, the
+    // walk returns exactly the records that lie whole inside it, at their offsets.
+    Buffer b;
+    size_t end = 0;
+    for (int i = 0; i < 4; ++i) end = Put(b, end, MSPTI_ACTIVITY_KIND_MARKER, 56);
+    for (size_t valid = 0; valid <= end; ++valid) {
+        std::vector<size_t> offsets;
+        msptiActivity *record = nullptr;
+        msptiResult r;
+        while ((r = msptiActivityGetNextRecord(b.bytes, valid, &record)) == MSPTI_SUCCESS)
+            offsets.push_back(reinterpret_cast<uint8_t *>(record) - b.bytes);
+        EXPECT_EQ(r, MSPTI_ERROR_MAX_LIMIT_REACHED) << "valid " << valid;
+        std::vector<size_t> expected;
+        for (size_t at = 0; at + 56 <= valid; at += 56) expected.push_back(at);
+        EXPECT_EQ(offsets, expected) << "valid " << valid;
+    }
+}

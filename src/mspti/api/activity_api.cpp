@@ -1,4 +1,5 @@
 // The Activity API's C entry points: argument checks and error messages, then the engine.
+#include <cstdint>
 #include <cstring>
 
 #include "common/diagnostics.h"
@@ -40,6 +41,64 @@ int kind_at(const uint8_t *record) {
     int kind;
     std::memcpy(&kind, record, sizeof(kind));
     return kind;
+}
+
+// Record sizes by kind for msptiActivityGetNextRecord: one load where record_size() is a range
+// check and a switch. 0 for a value that is not a kind (any int outside 0..15 is looked up as 0).
+static_assert(mspti::kMaxRecordSize <= UINT16_MAX, "record sizes fit the walk's table");
+const struct WalkSizes {
+    uint16_t size[16];
+    WalkSizes() : size{} {
+        for (int kind = 0; kind < 16; ++kind) size[kind] = static_cast<uint16_t>(mspti::record_size(kind));
+    }
+} g_walk_sizes;
+
+inline size_t walk_size(int kind) {
+    return static_cast<unsigned>(kind) < 16 ? g_walk_sizes.size[static_cast<unsigned>(kind)] : 0;
+}
+
+__attribute__((noinline, cold)) msptiResult null_walk_argument(const uint8_t *buffer) {
+    return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiActivityGetNextRecord: %s is NULL",
+                buffer == nullptr ? "buffer" : "record");
+}
+
+__attribute__((noinline, cold)) msptiResult record_not_inside() {
+    return fail(MSPTI_ERROR_INVALID_PARAMETER,
+                "msptiActivityGetNextRecord: *record is not inside the buffer's valid bytes");
+}
+
+__attribute__((noinline, cold)) msptiResult unknown_current_kind(int kind) {
+    return fail(MSPTI_ERROR_INNER, "msptiActivityGetNextRecord: the current record has unknown kind %d", kind);
+}
+
+__attribute__((noinline, cold)) msptiResult unknown_next_kind(size_t offset, int kind) {
+    return fail(MSPTI_ERROR_INNER, "msptiActivityGetNextRecord: record at offset %zu has unknown kind %d", offset,
+                kind);
+}
+
+// msptiActivityGetNextRecord in full: every check, every error.
+__attribute__((noinline)) msptiResult next_record(uint8_t *buffer, size_t valid, msptiActivity **record) {
+    if (buffer == nullptr || record == nullptr) return null_walk_argument(buffer);
+    size_t offset = 0;
+    if (*record != nullptr) {
+        auto current = reinterpret_cast<uintptr_t>(*record);
+        auto start = reinterpret_cast<uintptr_t>(buffer);
+        if (current < start || current - start >= valid || valid - (current - start) < sizeof(msptiActivity))
+            return record_not_inside();
+        const int current_kind = kind_at(reinterpret_cast<const uint8_t *>(*record));
+        const size_t stride = walk_size(current_kind);
+        if (stride == 0) return unknown_current_kind(current_kind);
+        offset = static_cast<size_t>(current - start);
+        if (valid - offset <= stride) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+        offset += stride;
+    }
+    if (valid - offset < sizeof(msptiActivity)) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+    const int next_kind = kind_at(buffer + offset);
+    const size_t size = walk_size(next_kind);
+    if (size == 0) return unknown_next_kind(offset, next_kind);
+    if (valid - offset < size) return MSPTI_ERROR_MAX_LIMIT_REACHED;
+    *record = reinterpret_cast<msptiActivity *>(buffer + offset);
+    return MSPTI_SUCCESS;
 }
 
 }  // namespace
@@ -97,37 +156,29 @@ msptiResult msptiActivityDisableMarkerDomain(const char *name) {
 }
 
 msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, msptiActivity **record) {
-    if (buffer == nullptr) return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiActivityGetNextRecord: buffer is NULL");
-    if (record == nullptr) return fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiActivityGetNextRecord: record is NULL");
-    // Offsets, not pointers, are compared: buffer + validBufferSizeBytes may not be a valid
-    // pointer (a huge size would wrap around the address space).
-    const size_t valid = validBufferSizeBytes;
-    size_t offset = 0;
-    if (*record != nullptr) {
-        auto current = reinterpret_cast<uintptr_t>(*record);
-        auto start = reinterpret_cast<uintptr_t>(buffer);
-        if (current < start || current - start >= valid || valid - (current - start) < sizeof(msptiActivity))
-            return fail(MSPTI_ERROR_INVALID_PARAMETER,
-                        "msptiActivityGetNextRecord: *record is not inside the buffer's valid bytes");
-        int current_kind = kind_at(reinterpret_cast<const uint8_t *>(*record));
-        size_t stride = mspti::record_size(current_kind);
-        if (stride == 0)
-            return fail(MSPTI_ERROR_INNER, "msptiActivityGetNextRecord: the current record has unknown kind %d",
-                        current_kind);
-        offset = static_cast<size_t>(current - start);
-        if (valid - offset <= stride) return MSPTI_ERROR_MAX_LIMIT_REACHED;
-        offset += stride;
+    // Called once per record by every client. Most records are followed by one of their own kind
+    // (a run of markers, of kernels): if both lie inside the valid bytes, that is the answer, with
+    // one table load; everything else, errors included, is next_record's (out of line, so this
+    // path saves no registers). Offsets, not pointers, are compared: buffer + validBufferSizeBytes
+    // may not be a valid pointer (a huge size would wrap around the address space).
+    if (__builtin_expect(buffer != nullptr && record != nullptr && *record != nullptr, 1)) {
+        const auto current = reinterpret_cast<uintptr_t>(*record);
+        const auto start = reinterpret_cast<uintptr_t>(buffer);
+        const size_t valid = validBufferSizeBytes;
+        if (__builtin_expect(current >= start && current - start < valid &&
+                                 valid - (current - start) >= sizeof(msptiActivity),
+                             1)) {
+            const int kind = kind_at(reinterpret_cast<const uint8_t *>(current));
+            const size_t stride = walk_size(kind);
+            if (__builtin_expect(stride != 0 && valid - (current - start) >= 2 * stride &&
+                                     kind_at(reinterpret_cast<const uint8_t *>(current + stride)) == kind,
+                                 1)) {
+                *record = reinterpret_cast<msptiActivity *>(current + stride);
+                return MSPTI_SUCCESS;
+            }
+        }
     }
-    if (valid - offset < sizeof(msptiActivity)) return MSPTI_ERROR_MAX_LIMIT_REACHED;
-    auto *next = reinterpret_cast<msptiActivity *>(buffer + offset);
-    int next_kind = kind_at(buffer + offset);
-    size_t size = mspti::record_size(next_kind);
-    if (size == 0)
-        return fail(MSPTI_ERROR_INNER, "msptiActivityGetNextRecord: record at offset %zu has unknown kind %d", offset,
-                    next_kind);
-    if (valid - offset < size) return MSPTI_ERROR_MAX_LIMIT_REACHED;
-    *record = next;
-    return MSPTI_SUCCESS;
+    return next_record(buffer, validBufferSizeBytes, record);
 }
 
 msptiResult msptiActivityFlushAll(uint32_t) {

@@ -81,6 +81,8 @@ void *ActivityEngine::reserve_slow(ThreadStaging *s, int kind) {
     return nullptr;
 }
 
+void ActivityEngine::quarter_filled_of(ThreadStaging *s) { instance().quarter_filled(s); }
+
 void ActivityEngine::quarter_filled(ThreadStaging *s) {
     // The slots just written are still in this thread's cache, so moving them into the client
     // buffer here costs a few ns a record; the worker would pull every line across to its core
@@ -305,6 +307,70 @@ void copy_marker(uint8_t *to, const unsigned char *staged, const char *name, Thr
     std::memcpy(to + at, &t, sizeof(t));
 }
 
+// Copies the run of marker records staged in `ring` from `tail` on into the buffer `out`, whose
+// records end at `valid` and names begin at `names_at` (both updated), and returns where it
+// stopped: at `head`, at a record of another kind, or at a marker the buffer has no room for
+// (drain's general path takes it from there). The per-record work of copy_marker, with what is
+// the same along a run kept out of it: one name-copy lookup per name (not per record), the
+// buffer's room and the thread's last time in registers.
+uint64_t copy_marker_run(const StagingRing &ring, uint64_t tail, uint64_t head, uint8_t *out, size_t &valid_io,
+                         size_t &names_at_io, ClientBuffers &buffers, clock::TickConverter &ticks,
+                         uint64_t &last_ns_io) {
+    constexpr size_t kSize = sizeof(msptiActivityMarker);
+    size_t valid = valid_io, names_at = names_at_io;
+    uint64_t last_ns = last_ns_io;
+    const char *interned = nullptr, *copy = nullptr;  // the last interned name seen, and its copy here
+    const StagingSlot *const slots = ring.slots();
+    const uint64_t mask = ring.mask();
+    // The records that fit before the names (`end`: where that room, or the staged run, ends);
+    // computed again when a name is placed.
+    auto room_end = [&] {
+        const uint64_t room = (names_at - valid) / kSize;
+        return head - tail < room ? head : tail + room;
+    };
+    uint64_t end = room_end();
+    for (; tail != end; ++tail) {
+        const unsigned char *bytes = slots[tail & mask].bytes;
+        int kind, source;
+        const char *name;
+        uint64_t t;
+        std::memcpy(&kind, bytes, sizeof(kind));
+        if (kind != MSPTI_ACTIVITY_KIND_MARKER) break;
+        std::memcpy(&source, bytes + offsetof(msptiActivityMarker, sourceKind), sizeof(source));
+        std::memcpy(&name, bytes + offsetof(msptiActivityMarker, name), sizeof(name));
+        if ((source & names::kStagedInternedName) != 0) {
+            if (name != interned) {
+                const char *c = buffers.name_copy(name);
+                if (c == nullptr) {
+                    if ((c = buffers.place_name(name, out, valid, kSize, names_at)) == nullptr) break;
+                    end = room_end();  // the name took room from the records
+                }
+                interned = name;
+                copy = c;
+            }
+            name = copy;
+            source = MSPTI_ACTIVITY_SOURCE_KIND_HOST;  // an interned name is a host marker's
+        }
+        // Read from the staged record, not the copy (see copy_marker).
+        std::memcpy(&t, bytes + offsetof(msptiActivityMarker, timestamp), sizeof(t));
+        if (clock::is_raw_tick(t)) {
+            t = ticks.to_epoch(t);
+            if (t < last_ns) t = last_ns;
+            last_ns = t;
+        }
+        uint8_t *to = out + valid;
+        std::memcpy(to, bytes, kSize);  // a fixed size: no call
+        std::memcpy(to + offsetof(msptiActivityMarker, sourceKind), &source, sizeof(source));
+        std::memcpy(to + offsetof(msptiActivityMarker, timestamp), &t, sizeof(t));
+        std::memcpy(to + offsetof(msptiActivityMarker, name), &name, sizeof(name));
+        valid += kSize;
+    }
+    valid_io = valid;
+    names_at_io = names_at;
+    last_ns_io = last_ns;
+    return tail;
+}
+
 }  // namespace
 
 bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain, bool defer,
@@ -313,7 +379,10 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
     uint64_t copied[kKindCount] = {};
     auto publish = [&] {
         for (int k = 1; k < kKindCount; ++k) {
-            if (copied[k] != 0) counters_.add_delivered(k, copied[k]);
+            if (copied[k] != 0) {
+                counters_.add_delivered(k, copied[k]);
+                s->ring.count_taken(k, copied[k]);
+            }
             copied[k] = 0;
         }
     };
@@ -329,10 +398,20 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
         uint8_t *const out = current.data;
         size_t names_at = current.names_at;
         size_t valid = current.valid;
-        for (; tail != head; ++tail) {
+        while (tail != head) {
             const unsigned char *bytes = s->ring.slot(tail);
             int kind;
             std::memcpy(&kind, bytes, sizeof(kind));
+            if (kind == MSPTI_ACTIVITY_KIND_MARKER && out != nullptr) {
+                // Markers come in runs (a thread marking): copied by a loop of their own.
+                const uint64_t next =
+                    copy_marker_run(s->ring, tail, head, out, valid, names_at, buffers_, ticks_, s->last_marker_ns);
+                if (next != tail) {
+                    copied[kind] += next - tail;
+                    tail = next;
+                    continue;
+                }
+            }
             size_t size = record_size(kind);
             const char *name = nullptr;  // the copy of a marker's interned name, in the buffer
             bool fits = out != nullptr && names_at - valid >= size;
@@ -364,6 +443,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                             int k;
                             std::memcpy(&k, s->ring.slot(i), sizeof(k));
                             counters_.add_consumer_dropped(k);
+                            s->ring.count_taken(k, 1);
                         }
                         s->ring.release_to(head);
                     }
@@ -382,6 +462,7 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
             }
             valid += size;
             ++copied[kind];
+            ++tail;
         }
         if (tail == head) {  // (else the buffer was handed on above)
             current.valid = valid;

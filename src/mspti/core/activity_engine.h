@@ -59,8 +59,12 @@ public:
     // Every quarter ring the producer moves its ring into the client buffer itself, if no one
     // else holds the consumer lock (quarter_filled): it never waits for it there.
     static void commit(ThreadStaging *s, int kind) {
-        if (__builtin_expect(s->ring.commit(kind), 0)) instance().quarter_filled(s);
+        (void)kind;  // counted from the slot (StagingRing::produced)
+        if (__builtin_expect(s->ring.commit(), 0)) quarter_filled_of(s);
     }
+    // instance().quarter_filled(s), out of line: the record paths then end in a jump to it and
+    // keep no registers across a call.
+    [[gnu::noinline]] static void quarter_filled_of(ThreadStaging *s);
 
     // Copies a complete record if its kind is enabled. The size is the record type's, known here,
     // so the copy is a few stores rather than a call to memcpy.

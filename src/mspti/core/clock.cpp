@@ -211,6 +211,8 @@ uint64_t TickConverter::to_epoch_slow(uint64_t tsc) {
     }
     steer_ = *steer;
     from_ = steer->tsc_base;
+    mult_ = steer->mult_q32;
+    offset_ = steer->mono_base + g_tsc.epoch_offset;
     published_ = s.history.count;
     return steer_.monotonic(tsc) + g_tsc.epoch_offset;
 }

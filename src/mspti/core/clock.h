@@ -89,6 +89,19 @@ inline uint64_t deferred_now() {
     return detail::now_ns_slow();
 }
 
+// deferred_now() for a caller with a path of its own for the other case: false (and nothing read)
+// unless the TSC is in use; then `tick` is the tagged raw tick.
+inline bool raw_tick_now(uint64_t &tick) {
+#if defined(__x86_64__)
+    if (__builtin_expect(detail::g_tsc.mode.load(std::memory_order_acquire) == detail::kTsc, 1)) {
+        tick = __builtin_ia32_rdtsc() | kRawTickBit;
+        return true;
+    }
+#endif
+    (void)tick;
+    return false;
+}
+
 namespace detail {
 // How many conversions have been published: a TickConverter's copy is current while it holds.
 extern std::atomic<uint64_t> g_steers_published;
@@ -103,10 +116,12 @@ class TickConverter {
 public:
     uint64_t to_epoch(uint64_t raw_tick) {
         uint64_t tsc = raw_tick & ~kRawTickBit;
+        // The drain converts every marker: the steer's base and the epoch offset are folded into
+        // offset_, and from_ is the steer's first tick, so the common case is one multiply.
         if (__builtin_expect(tsc >= from_ && tsc < until_ &&
                                  detail::g_steers_published.load(std::memory_order_acquire) == published_,
                              1))
-            return steer_.monotonic(tsc) + detail::g_tsc.epoch_offset;
+            return offset_ + static_cast<uint64_t>((static_cast<unsigned __int128>(tsc - from_) * mult_) >> 32);
         return to_epoch_slow(tsc);
     }
 
@@ -116,7 +131,9 @@ private:
     uint64_t to_epoch_slow(uint64_t tsc);
 
     detail::Steer steer_{};
-    uint64_t from_ = 1, until_ = 0;  // the ticks steer_ covers (none yet)
+    uint64_t from_ = 1, until_ = 0;  // the ticks steer_ covers (none yet); from_ is its tsc_base
+    uint64_t mult_ = 0;  // steer_.mult_q32
+    uint64_t offset_ = 0;  // steer_.mono_base + the epoch offset
     uint64_t published_ = 0;  // g_steers_published when steer_ was copied
 };
 

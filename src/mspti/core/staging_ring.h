@@ -1,7 +1,8 @@
 // A thread's staging ring: a single-producer ring of fixed-size record slots that the recording
 // thread fills without locks or allocation, drained by whichever consumer (worker, FlushAll, the
 // producer itself at each quarter of its ring) holds the engine's consumer lock. It also counts the
-// records produced and dropped per kind (single-writer counters).
+// records per kind: dropped by the producer (a single-writer counter) and taken by the consumer;
+// the records produced are those two plus the ones staged (produced()).
 #pragma once
 
 #include <atomic>
@@ -31,31 +32,47 @@ public:
     // Producer: a slot for the next record, or nullptr when the ring is full.
     void *try_reserve() {
         uint64_t h = head_.load(std::memory_order_relaxed);
-        if (h - cached_tail_ >= capacity_) {
-            cached_tail_ = tail_.load(std::memory_order_acquire);
-            if (h - cached_tail_ >= capacity_) return nullptr;
+        if (__builtin_expect(h >= limit_, 0)) {
+            limit_ = tail_.load(std::memory_order_acquire) + capacity_;
+            if (h >= limit_) return nullptr;
         }
         return slots_[h & mask_].bytes;
     }
 
+    // Producer: try_reserve() in two steps, for a caller with a path of its own for a full ring:
+    // whether there is room, then the slot (never nullptr; only after has_room()).
+    bool has_room() {
+        uint64_t h = head_.load(std::memory_order_relaxed);
+        if (__builtin_expect(h >= limit_, 0)) {
+            limit_ = tail_.load(std::memory_order_acquire) + capacity_;
+            if (h >= limit_) return false;
+        }
+        return true;
+    }
+    void *next_slot() { return slots_[head_.load(std::memory_order_relaxed) & mask_].bytes; }
+
     // Producer: publishes the reserved slot. Returns true when the consumer should be nudged.
-    bool commit(int kind) {
+    // Nothing is counted here: the slot's kind says what it was (produced()).
+    bool commit() {
         uint64_t h = head_.load(std::memory_order_relaxed) + 1;
         head_.store(h, std::memory_order_release);
-        bump(produced_[kind]);
         return (h & nudge_mask_) == 0;
     }
 
     // Producer: a record of `kind` that could not be staged.
-    void count_dropped(int kind) {
-        bump(produced_[kind]);
-        bump(dropped_[kind]);
-    }
+    void count_dropped(int kind) { bump(dropped_[kind]); }
+
+    // Consumer: `n` records of `kind` left the ring (copied into a buffer, or dropped for want of one).
+    void count_taken(int kind, uint64_t n) { taken_[kind] += n; }
 
     // Consumer (under the engine's consumer lock): the unread range [tail, head).
     uint64_t read_tail() const { return tail_.load(std::memory_order_relaxed); }
     uint64_t read_head() const { return head_.load(std::memory_order_acquire); }
     const unsigned char *slot(uint64_t index) const { return slots_[index & mask_].bytes; }
+    // The slots and the index mask, for a consumer's loop to keep in registers (its stores into
+    // the client buffer could alias the ring's fields, which it would then load again each record).
+    const StagingSlot *slots() const { return slots_; }
+    uint64_t mask() const { return mask_; }
     void release_to(uint64_t tail) { tail_.store(tail, std::memory_order_release); }
 
     // In a forked child, on the thread that forked (the only one left): forgets what the parent
@@ -67,18 +84,20 @@ public:
     // Records staged and not yet drained (exact for the producer, approximate for others).
     uint64_t fill() const { return head_.load(std::memory_order_relaxed) - tail_.load(std::memory_order_relaxed); }
 
-    uint64_t produced(int kind) const { return produced_[kind].load(std::memory_order_relaxed); }
+    // Consumer (under the consumer lock): the records of `kind` staged so far, dropped or not:
+    // those taken, those dropped by the producer, and those staged now.
+    uint64_t produced(int kind) const;
     uint64_t dropped(int kind) const { return dropped_[kind].load(std::memory_order_relaxed); }
 
 private:
     alignas(64) std::atomic<uint64_t> head_{0};
-    uint64_t cached_tail_ = 0;
+    uint64_t limit_;  // producer-only: the tail it last read plus the capacity (head below it: room)
     uint64_t capacity_;
     uint64_t mask_;
     uint64_t nudge_mask_;
     StagingSlot *slots_;
-    std::atomic<uint64_t> produced_[kKindCount] = {};
     std::atomic<uint64_t> dropped_[kKindCount] = {};
+    uint64_t taken_[kKindCount] = {};  // consumer-only (under the consumer lock)
     alignas(64) std::atomic<uint64_t> tail_{0};
 };
 

@@ -136,30 +136,49 @@ uint64_t next_marker_id() {
     return ThreadMarkers::take_shared_id();
 }
 
+namespace {
+
+// Writes a host mark of the default domain with an interned `name` into this thread's ring, if
+// that needs no call: an id left in the thread's block, the TSC in use, room in the ring. False
+// (nothing written) otherwise.
+inline bool mark_without_calls(ThreadStaging *s, const char *name) {
+    uint64_t id = 0, at = 0;
+    // The id last: a failed try leaves no trace.
+    if (__builtin_expect(!s->ring.has_room() || !clock::raw_tick_now(at) || !s->markers.try_take_id(id), 0))
+        return false;
+    auto *m = static_cast<msptiActivityMarker *>(s->ring.next_slot());
+    m->kind = MSPTI_ACTIVITY_KIND_MARKER;
+    m->flag = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+    m->sourceKind = static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName);
+    m->timestamp = at;
+    m->id = id;
+    m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
+    m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
+    m->name = name;
+    m->domain = kDefaultDomain;
+    ActivityEngine::commit(s, kMarker);
+    return true;
+}
+
+// mark()'s second try, out of line: a message the thread's cache holds but did not intern last.
+__attribute__((noinline)) void mark_cached(ThreadStaging *s, const char *message) {
+    const char *name = s->markers.cached(message);
+    if (name == nullptr || !mark_without_calls(s, name)) mark_in(kDefaultDomain, message, nullptr, "mstxMarkA");
+}
+
+}  // namespace
+
 void mark(const char *message, aclrtStream stream) {
     if (!default_domain_enabled()) return;
-    // The common case inline, with no call but the text compare: collecting, a host mark, a
-    // thread with its staging, a message its cache holds, room in the ring.
+    // The common case inline, with no call: collecting, a host mark, a thread with its staging,
+    // the message it interned last, an id left in its block, room in the ring. Anything else
+    // goes out of line (a jump, not a call), so this path saves no registers.
     ThreadStaging *s = t_staging;
-    if (__builtin_expect(ActivityEngine::enabled(kMarker) && stream == nullptr && s != nullptr && message != nullptr,
-                         1)) {
-        const char *name = s->markers.cached(message);
-        void *slot = name != nullptr ? s->ring.try_reserve() : nullptr;
-        if (__builtin_expect(slot != nullptr, 1)) {
-            auto *m = static_cast<msptiActivityMarker *>(slot);
-            m->kind = MSPTI_ACTIVITY_KIND_MARKER;
-            m->flag = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
-            m->sourceKind =
-                static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName);
-            m->timestamp = s->markers.timestamp();
-            m->id = s->markers.take_id();
-            m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
-            m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
-            m->name = name;
-            m->domain = kDefaultDomain;
-            ActivityEngine::commit(s, kMarker);
+    if (__builtin_expect(ActivityEngine::enabled(kMarker), 1) && __builtin_expect(stream == nullptr, 1) &&
+        __builtin_expect(s != nullptr, 1) && __builtin_expect(message != nullptr, 1)) {
+        if (__builtin_expect(s->markers.is_last(message), 1) && mark_without_calls(s, s->markers.last_interned()))
             return;
-        }
+        return mark_cached(s, message);
     }
     mark_in(kDefaultDomain, message, stream, "mstxMarkA");
 }

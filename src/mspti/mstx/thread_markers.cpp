@@ -22,6 +22,21 @@ void ThreadMarkers::take_id_block() {
     id_limit_ = next_id_ + kIdBlock;
 }
 
+void ThreadMarkers::set_last(const Entry &entry) {
+    last_.key = nullptr;
+#ifdef MSPTI_WIDE_NAME_COMPARE
+    const size_t length = names::node_of(entry.interned)->length;
+    if (length < names::kTextReadable && (reinterpret_cast<uintptr_t>(entry.key) & 4095) <= 4096 - 16) {
+        std::memcpy(last_.text, entry.interned, sizeof(last_.text));  // kTextReadable bytes
+        last_.need = (2u << length) - 1;
+        last_.interned = entry.interned;
+        last_.key = entry.key;
+    }
+#else
+    (void)entry;
+#endif
+}
+
 uint64_t ThreadMarkers::take_shared_id() { return g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed); }
 
 const char *ThreadMarkers::intern_slow(Entry &entry, const char *message) {
@@ -33,6 +48,7 @@ const char *ThreadMarkers::intern_slow(Entry &entry, const char *message) {
     const char *previous = entry.interned;
     entry.key = message;
     entry.interned = names::acquire(message, length);
+    set_last(entry);  // before the release: last_ may mirror this entry with its previous name
     names::release(previous);
     if (__builtin_expect(names::many_retired(), 0)) ActivityEngine::instance().free_retired_names();
     return entry.interned;

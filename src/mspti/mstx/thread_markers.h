@@ -32,6 +32,12 @@ public:
         if (__builtin_expect(next_id_ == id_limit_, 0)) take_id_block();
         return next_id_++;
     }
+    // take_id() for a caller with a path of its own for a new block: false at a block's end.
+    bool try_take_id(uint64_t &id) {
+        if (__builtin_expect(next_id_ == id_limit_, 0)) return false;
+        id = next_id_++;
+        return true;
+    }
 
     // The timestamp a marker record is staged with: a tagged raw tick while the TSC is in use
     // (the consumer converts it and keeps the thread's markers in order, see
@@ -52,6 +58,24 @@ public:
         const Entry &entry = cache_[cache_index(message)];
         return entry.key == message && same_text(message, entry.interned) ? entry.interned : nullptr;
     }
+
+    // Whether `message` (not NULL) is the message of the name this thread interned last, with the
+    // same text: one 16-byte compare against a copy of the text, for the mark's fast
+    // path (mstx::mark). Only a short name read 16 bytes wide is kept there (see set_last).
+    bool is_last(const char *message) const {
+#ifdef MSPTI_WIDE_NAME_COMPARE
+        if (message != last_.key) return false;
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(message));
+        const __m128i b = _mm_load_si128(reinterpret_cast<const __m128i *>(last_.text));
+        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)));
+        return (equal & last_.need) == last_.need;
+#else
+        (void)message;
+        return false;
+#endif
+    }
+    // Its interned copy (only after is_last() was true).
+    const char *last_interned() const { return last_.interned; }
 
     const char *intern(const char *message) {
         Entry &entry = cache_[cache_index(message)];
@@ -94,11 +118,25 @@ private:
     }
     const char *intern_slow(Entry &entry, const char *message);
     void take_id_block();
+    // Makes `entry` (just filled by intern_slow) the one last() checks, if its name is short and
+    // its message's 16 bytes lie in one 4 KiB block; else last() finds nothing. Every entry that
+    // last_ mirrors was filled last, so the name it points to is pinned by that entry.
+    void set_last(const Entry &entry);
+
+    // The copy last() compares with: the text's 16 readable bytes and the mask of the bytes that
+    // must match (the text and its NUL).
+    struct Last {
+        alignas(16) unsigned char text[16];
+        const char *key;
+        const char *interned;
+        unsigned need;
+    };
 
     uint64_t next_id_ = 0;
     uint64_t id_limit_ = 0;
     uint64_t last_timestamp_ = 0;
     Entry cache_[kCacheSize] = {};
+    Last last_ = {};
 };
 
 }  // namespace mspti::mstx
