@@ -17,8 +17,12 @@ COPY_CATEGORIES = ("memcpy", "memset")
 
 
 def host_ranges(proc):
-    """The process's named mstx ranges on host threads (device halves carry no name of their own)."""
-    return [s for s in proc.of(MARKER) if host_row(s.row) and s.name]
+    """The process's named mstx ranges on host threads (device halves carry no name of their own).
+    Made once per process (until shift(), which clears the cache it is kept in)."""
+    got = proc._of.get("host ranges")
+    if got is None:
+        got = proc._of["host ranges"] = [s for s in proc.of(MARKER) if host_row(s.row) and s.name]
+    return list(got)
 
 
 def collective_category(run):
