@@ -34,19 +34,29 @@ def library():
                     lib = ctypes.CDLL(path)
                 except OSError:
                     continue
-                lib.mspti_pft_read.restype = ctypes.POINTER(_Columns)
-                lib.mspti_pft_read.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
-                                               ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]
-                lib.mspti_pft_free.argtypes = [ctypes.POINTER(_Columns)]
-                lib.mspti_pft_free.restype = None
-                lib.mspti_pft_group.restype = ctypes.c_int64
-                lib.mspti_pft_group.argtypes = [ctypes.c_size_t] + [ctypes.c_void_p] * 13
-                lib.mspti_pft_drop_twins.restype = ctypes.c_int64
-                lib.mspti_pft_drop_twins.argtypes = [ctypes.c_size_t] + [ctypes.c_void_p] * 4 + \
-                    [ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p]
+                try:
+                    _declare(lib)
+                except AttributeError:  # a library of another version: not ours to use
+                    continue
                 _lib[0] = lib
                 break
     return _lib[0] or None
+
+
+def _declare(lib):
+    """The signatures of the library's functions (AttributeError when one is missing)."""
+    lib.mspti_pft_read.restype = ctypes.POINTER(_Columns)
+    lib.mspti_pft_read.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                                   ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]
+    lib.mspti_pft_free.argtypes = [ctypes.POINTER(_Columns)]
+    lib.mspti_pft_free.restype = None
+    lib.mspti_pft_group.restype = ctypes.c_int64
+    lib.mspti_pft_group.argtypes = [ctypes.c_size_t] + [ctypes.c_void_p] * 13
+    lib.mspti_pft_union.restype = ctypes.c_int64
+    lib.mspti_pft_union.argtypes = [ctypes.c_size_t] + [ctypes.c_void_p] * 5
+    lib.mspti_pft_drop_twins.restype = ctypes.c_int64
+    lib.mspti_pft_drop_twins.argtypes = [ctypes.c_size_t] + [ctypes.c_void_p] * 4 + \
+        [ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p]
 
 
 def available():

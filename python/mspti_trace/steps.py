@@ -72,10 +72,10 @@ class DeviceSets:
     def __init__(self, proc, coll_cat):
         c = proc.cols
         k, m = c.mask(KERNEL), c.mask(*((coll_cat,) if coll_cat else COLLECTIVE_CATEGORIES))
-        self.kernel = iv.np_union(c.start[k], c.end[k])
-        self.comm = iv.np_union(c.start[m], c.end[m])
+        self.kernel = iv.np_union(c.start, c.end, k)
+        self.comm = iv.np_union(c.start, c.end, m)
         busy = k | m | c.mask(*COPY_CATEGORIES)
-        self.busy = iv.np_union(c.start[busy], c.end[busy])
+        self.busy = iv.np_union(c.start, c.end, busy)
         self.kernel_or_comm = iv.np_join(self.kernel, self.comm)
 
     def host(self, proc, step_name):

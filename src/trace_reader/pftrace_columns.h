@@ -129,6 +129,15 @@ int64_t mspti_pft_group(size_t n, const int32_t *a, const int32_t *b, const int6
                         int64_t *out_total, int64_t *out_min, int64_t *out_max, int64_t *out_bytes);
 
 /**
+ * The union of the intervals [start[i], end[i]) over the rows i < n with sel[i] != 0 (sel may be
+ * NULL: all) and end[i] > start[i]: sorted, disjoint intervals (touching ones joined) written to
+ * out_start/out_end, which must have room for as many as rows are selected. Returns how many, or
+ * -1 when memory runs out.
+ */
+int64_t mspti_pft_union(size_t n, const int64_t *start, const int64_t *end, const uint8_t *sel, int64_t *out_start,
+                        int64_t *out_end);
+
+/**
  * Clears sel[i] for each row of category drop_cat that has a twin of category keep_cat: the same
  * name, start and end (msPTI reports an operator call as both an API and a NODE_API record).
  * Returns how many were cleared, or -1 when memory runs out (sel is then unchanged).

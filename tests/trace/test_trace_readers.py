@@ -256,3 +256,17 @@ def test_analyze_json_text_is_json_dumps():
     rows = {"steps": [{"rank": f"rank {r}", "step": s, "duration": s * 7, "x": s / 3} for r in range(2)
                       for s in range(50)], "phase": None, "empty": [], "nested": {}}
     assert jsontext.dumps(rows, indent=2) == json.dumps(rows, indent=2, default=str)
+
+
+def test_native_union_is_numpys():
+    from mspti_trace import intervals
+    rng = np.random.default_rng(SEED + 2)
+    for n in (0, 1, 5, 300, 50000):
+        start = rng.integers(-1000, 100 * n + 1000, n)
+        end = start + rng.integers(-5, 400, n)  # some empty or reversed: left out
+        for sel in (None, rng.random(n) < 0.5):
+            native = intervals.np_union(start, end, sel, native=True)
+            ref = intervals.np_union(start, end, sel, native=False)
+            assert native[0].tolist() == ref[0].tolist() and native[1].tolist() == ref[1].tolist(), n
+            if n >= 300:
+                assert 1 < len(ref[0]) < n  # some joined, some apart
