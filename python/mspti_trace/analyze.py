@@ -5,10 +5,9 @@ DIRs (one per host) are put on one clock as ``merge`` does."""
 import argparse
 import csv
 import io
-import json
 import sys
 
-from . import align, merge
+from . import jsontext
 from .findings import analyze
 from .steps import collective_category
 from .model import NoTraceError, Run, load_dir
@@ -26,6 +25,7 @@ def load(directories, aligned=True, log=sys.stderr):
     runs = [load_dir(d) for d in directories]
     if len(runs) == 1:
         return runs[0]
+    from . import align, merge  # several hosts only
     groups = merge.host_groups(runs)
     cat = collective_category(Run([p for r in runs for p in r.processes], directories))
     offsets, warnings = align.host_offsets(groups, cat) if aligned else ({h: 0 for h in groups}, [])
@@ -127,7 +127,7 @@ def main(argv):
         run = load(ns.dirs, aligned=not ns.no_align)
         f = analyze(run, ns.step)
         if ns.format == "json":
-            out = json.dumps(f, indent=1, default=str) + "\n"
+            out = jsontext.dumps(f, indent=1) + "\n"  # json.dumps(f, indent=1, default=str)
         elif ns.format == "csv":
             out = render_csv(f)
         else:

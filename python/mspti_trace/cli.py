@@ -13,14 +13,11 @@ import importlib
 import json
 import os
 import shutil
-import secrets
-import signal
-import socket
-import sqlite3
-import subprocess
 import sys
-import threading
 import time
+
+# secrets, signal, socket, sqlite3, subprocess and threading are imported where a traced run uses
+# them: `summary`, `analyze`, `merge` and `report` start without them.
 
 from . import native_lib, text
 
@@ -216,6 +213,7 @@ def _discard(out, created):
 def _close_databases(out):
     """After a clean exit: each SQLite trace back to a single self-contained file (rollback journal),
     so that no -wal or -shm file is left beside it."""
+    import sqlite3
     for name in sorted(os.listdir(out)):
         if not (name.startswith("trace.") and name.endswith(".sqlite")):
             continue
@@ -239,6 +237,9 @@ class _LossListener:
     works when the disk is full."""
 
     def __init__(self):
+        import secrets
+        import socket
+        import threading
         self.name = f"mspti-trace-{os.getpid()}-{secrets.token_hex(8)}"
         self.messages = []
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -256,6 +257,7 @@ class _LossListener:
     def close(self):
         """Everything sent before this call (datagrams keep their order): the traced processes
         have ended, so every message they sent is queued ahead of ours."""
+        import socket
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
             s.sendto(b"end", "\0" + self.name)
         self._thread.join()
@@ -302,6 +304,9 @@ def _write_meta(meta_path, meta):
 
 
 def run(ns, lib_dir, child_python=None):
+    import signal
+    import socket
+    import subprocess
     try:
         libmspti, _ = choose_libmspti(os.environ, lib_dir)
     except ValueError as exc:

@@ -3,7 +3,9 @@ millions of records is read and summed without a Python object per record.
 
 A :class:`Columns` holds one process's slices: ``start``/``end`` (int64 ns), ``name``, ``cat``,
 ``row`` and ``comm`` (int32 codes into ``strings``; ``comm`` -1 for none), ``bytes`` (int64) and
-``bw`` (float64, NaN for none). :func:`group` sums durations per key across processes.
+``bw`` (float64, NaN for none). :func:`group_pairs` sums durations per pair of keys of one
+process, in C++ where the decoder's library is found (numpy's calls cost more than the sums on a
+large trace), else with numpy (the reference).
 """
 
 import numpy as np
@@ -92,35 +94,57 @@ class Columns:
         return self.end[which] - self.start[which]
 
 
-class Keys:
-    """Strings (or tuples of them) as dense integer codes shared across processes."""
+def group_pairs(a, b, start, end, nbytes, sel, native=None):
+    """[(a, b, count, total, min, max, bytes)] of the durations end - start grouped by the pair
+    (a[i], b[i]) over the rows sel selects (a boolean array), as Python ints; in the order of
+    each pair's first row. a may be None (all 0). native: True or False to choose the C++ or the
+    numpy way (None: C++ where its library is found)."""
+    lib = None
+    if native is not False:
+        from . import reader_native
+        lib = reader_native.library()
+        if lib is None and native:
+            raise RuntimeError("the native library (libmspti_trace_reader.so) is not found")
+    n = len(b)
+    if lib is not None:
+        return _group_pairs_native(lib, n, a, b, start, end, nbytes, sel)
+    return _group_pairs_numpy(a, b, start, end, nbytes, sel)
 
-    def __init__(self):
-        self.index = {}
-        self.values = []
 
-    def code(self, key):
-        c = self.index.get(key)
-        if c is None:
-            c = self.index[key] = len(self.values)
-            self.values.append(key)
-        return c
+def _group_pairs_native(lib, n, a, b, start, end, nbytes, sel):
+    keep = [np.ascontiguousarray(x, t) if x is not None else None
+            for x, t in ((a, np.int32), (b, np.int32), (start, np.int64), (end, np.int64), (nbytes, np.int64),
+                         (sel, np.bool_))]
+    room = int(np.count_nonzero(keep[5])) if sel is not None else n
+    if room == 0:
+        return []
+    oa, ob = np.empty(room, np.int32), np.empty(room, np.int32)
+    outs = [np.empty(room, np.int64) for _ in range(5)]
+    got = lib.mspti_pft_group(n, *[None if x is None else x.ctypes.data for x in keep], oa.ctypes.data,
+                              ob.ctypes.data, *[o.ctypes.data for o in outs])
+    if got < 0:
+        raise MemoryError("out of memory while grouping")
+    cols = [oa[:got].tolist(), ob[:got].tolist()] + [o[:got].tolist() for o in outs]
+    return list(zip(*cols))
 
 
-def group(keys, durs, nbytes=None):
-    """{key code: (count, total, min, max, bytes)} of durations grouped by integer key codes;
-    Python ints throughout, as the per-object sums gave."""
-    if len(keys) == 0:
-        return {}
-    if 0 <= keys.min() and keys.max() < 1 << 15:
-        keys = keys.astype(np.int16)  # numpy sorts 16-bit integers by radix: linear time
-    order = np.argsort(keys, kind="stable")
-    k, d = keys[order], durs[order]
-    starts = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
-    counts = np.diff(np.append(starts, len(k)))
-    totals = np.add.reduceat(d, starts)
-    lo = np.minimum.reduceat(d, starts)
-    hi = np.maximum.reduceat(d, starts)
-    b = np.add.reduceat(nbytes[order], starts).tolist() if nbytes is not None else [0] * len(starts)
-    return {int(key): (n, t, a, z, y) for key, n, t, a, z, y in zip(k[starts].tolist(), counts.tolist(), totals.tolist(),
-                                                                lo.tolist(), hi.tolist(), b)}
+def _group_pairs_numpy(a, b, start, end, nbytes, sel):
+    idx = np.flatnonzero(sel) if sel is not None else np.arange(len(b))
+    if not len(idx):
+        return []
+    bb = np.asarray(b, np.int64)[idx]
+    aa = np.asarray(a, np.int64)[idx] if a is not None else np.zeros(len(idx), np.int64)
+    key = (aa << 32) | (bb & 0xFFFFFFFF)
+    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    d = np.asarray(end, np.int64)[idx] - np.asarray(start, np.int64)[idx]
+    nb = np.asarray(nbytes, np.int64)[idx] if nbytes is not None else np.zeros(len(idx), np.int64)
+    count = np.bincount(inv, minlength=len(uniq))
+    order = np.argsort(inv, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(count)[:-1]))
+    total = np.add.reduceat(d[order], starts)
+    lo = np.minimum.reduceat(d[order], starts)
+    hi = np.maximum.reduceat(d[order], starts)
+    by = np.add.reduceat(nb[order], starts)
+    rows = sorted(range(len(uniq)), key=lambda g: first[g])  # first-row order, as the C++ way
+    return [(int(aa[first[g]]), int(bb[first[g]]), int(count[g]), int(total[g]), int(lo[g]), int(hi[g]), int(by[g]))
+            for g in rows]

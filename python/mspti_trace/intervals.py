@@ -52,10 +52,27 @@ def minus_length(iv, cut):
 # --- the same on numpy arrays (the analysis of large traces): a set is (starts, ends), sorted
 # and disjoint, int64 ns.
 
-def np_union(starts, ends):
-    """The set covering the given [start, end) pairs (empty ones left out), as union() does."""
+def np_union(starts, ends, sel=None, native=None):
+    """The set covering the given [start, end) pairs (empty ones left out), as union() does; sel:
+    a boolean array choosing the pairs (None: all). In C++ where the decoder's library is found
+    (native None or True; on large traces numpy's fancy indexing and sort cost far more), else
+    with numpy (the reference)."""
     import numpy as np
-    starts, ends = np.asarray(starts, np.int64), np.asarray(ends, np.int64)
+    starts, ends = np.ascontiguousarray(starts, np.int64), np.ascontiguousarray(ends, np.int64)
+    if native is not False:
+        from . import reader_native
+        lib = reader_native.library()
+        if lib is not None:
+            mask = None if sel is None else np.ascontiguousarray(sel, np.bool_)
+            room = len(starts) if mask is None else int(np.count_nonzero(mask))
+            out_s, out_e = np.empty(room, np.int64), np.empty(room, np.int64)
+            got = lib.mspti_pft_union(len(starts), starts.ctypes.data, ends.ctypes.data,
+                                      None if mask is None else mask.ctypes.data, out_s.ctypes.data,
+                                      out_e.ctypes.data) if room else 0
+            if got >= 0:
+                return out_s[:got].copy(), out_e[:got].copy()
+    if sel is not None:
+        starts, ends = starts[sel], ends[sel]
     keep = ends > starts
     s, e = starts[keep], ends[keep]
     if not len(s):

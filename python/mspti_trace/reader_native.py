@@ -1,6 +1,8 @@
 """The pftrace reader on the native decoder (libmspti_trace_reader.so, src/trace_reader): the file
-decoded into columns in C++, the model made from them with numpy; no Python object per record.
-Its rules are reader_pftrace's, which tests it field by field.
+decoded in C++ straight into the columns the analysis uses (times, names, categories, bytes,
+bandwidth, communicator), which numpy then reads where they lie (no copy); Python only names the
+rows, one per track. No Python object per record. Its rules are reader_pftrace's, which tests it
+field by field.
 
 The library is looked for where mspti-trace's other libraries are (native_lib).
 ``MSPTI_TRACE_READER=python`` makes :func:`available` false (the Python reader is used).
@@ -32,14 +34,29 @@ def library():
                     lib = ctypes.CDLL(path)
                 except OSError:
                     continue
-                lib.mspti_pft_read.restype = ctypes.POINTER(_Columns)
-                lib.mspti_pft_read.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
-                                               ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]
-                lib.mspti_pft_free.argtypes = [ctypes.POINTER(_Columns)]
-                lib.mspti_pft_free.restype = None
+                try:
+                    _declare(lib)
+                except AttributeError:  # a library of another version: not ours to use
+                    continue
                 _lib[0] = lib
                 break
     return _lib[0] or None
+
+
+def _declare(lib):
+    """The signatures of the library's functions (AttributeError when one is missing)."""
+    lib.mspti_pft_read.restype = ctypes.POINTER(_Columns)
+    lib.mspti_pft_read.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                                   ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]
+    lib.mspti_pft_free.argtypes = [ctypes.POINTER(_Columns)]
+    lib.mspti_pft_free.restype = None
+    lib.mspti_pft_group.restype = ctypes.c_int64
+    lib.mspti_pft_group.argtypes = [ctypes.c_size_t] + [ctypes.c_void_p] * 13
+    lib.mspti_pft_union.restype = ctypes.c_int64
+    lib.mspti_pft_union.argtypes = [ctypes.c_size_t] + [ctypes.c_void_p] * 5
+    lib.mspti_pft_drop_twins.restype = ctypes.c_int64
+    lib.mspti_pft_drop_twins.argtypes = [ctypes.c_size_t] + [ctypes.c_void_p] * 4 + \
+        [ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p]
 
 
 def available():
@@ -58,9 +75,11 @@ class _Columns(ctypes.Structure):
         ("n_strings", _U64), ("string_data", ctypes.c_void_p), ("string_offsets", _P(_U64)),
         ("n_tracks", _U64), ("track_uuid", _P(_U64)), ("track_parent", _P(_U64)), ("track_has_parent", _P(_U8)),
         ("track_kind", _P(_I32)), ("track_name", _P(_I32)),
-        ("n_slices", _U64), ("slice_start", _P(_U64)), ("slice_end", _P(_U64)), ("slice_track", _P(_U64)),
-        ("slice_has_track", _P(_U8)), ("slice_name", _P(_I32)), ("slice_cat", _P(_I32)),
-        ("slice_arg_first", _P(_I64)), ("slice_arg_count", _P(_I32)),
+        ("n_groups", _U64), ("group_track", _P(_U64)), ("group_has_track", _P(_U8)),
+        ("n_slices", _U64), ("n_bad_times", _U64), ("slice_start", _P(_I64)), ("slice_end", _P(_I64)),
+        ("slice_group", _P(_I32)), ("slice_name", _P(_I32)), ("slice_cat", _P(_I32)),
+        ("slice_arg_first", _P(_I64)), ("slice_arg_count", _P(_I32)), ("slice_bytes", _P(_I64)),
+        ("slice_bw", _P(_F64)), ("slice_comm", _P(_I32)),
         ("n_instants", _U64), ("instant_name", _P(_I32)), ("instant_cat", _P(_I32)),
         ("instant_arg_first", _P(_I64)), ("instant_arg_count", _P(_I32)),
         ("n_counters", _U64), ("counter_ts", _P(_U64)), ("counter_track", _P(_U64)),
@@ -70,34 +89,58 @@ class _Columns(ctypes.Structure):
     ]
 
 
-_NP = {_U64: np.uint64, _I64: np.int64, _I32: np.int32, _U8: np.uint8, _F64: np.float64}
+_NP = {_U64: "<u8", _I64: "<i8", _I32: "<i4", _U8: "|u1", _F64: "<f8"}
 _TRACK_KINDS = ("track", "process", "thread")
 _ARG_UINT, _ARG_INT, _ARG_DOUBLE, _ARG_STRING = 1, 2, 3, 4
+_COMM_FROM_ROW, _COMM_NOT_STRING = -2, -3
 
 
-def _array(c, name, n):
-    """A copy of column `name` (n values): the library's memory is freed after reading."""
+class _Owner:
+    """The library's result, freed once no array made on its memory is left."""
+
+    def __init__(self, lib, res):
+        self.lib, self.res = lib, res
+
+    def __del__(self):
+        self.lib.mspti_pft_free(self.res)
+
+
+class _View:
+    """numpy's view of one column where the library put it (array interface): the array keeps
+    this, and this the owner, alive."""
+
+    def __init__(self, owner, addr, n, typestr):
+        self.owner = owner
+        self.__array_interface__ = {"data": (addr, False), "shape": (n,), "typestr": typestr, "version": 3}
+
+
+def _array(owner, c, name, n):
+    """Column `name` (n values) as a numpy array on the library's memory (writable: shift() moves
+    times in place)."""
     ptr = getattr(c, name)
-    ctype = ptr._type_
+    typestr = _NP[ptr._type_]
     if n == 0 or not ptr:
-        return np.empty(0, _NP[ctype])
-    return np.ctypeslib.as_array(ptr, shape=(n,)).copy()
+        return np.empty(0, typestr)
+    return np.asarray(_View(owner, ctypes.cast(ptr, ctypes.c_void_p).value, n, typestr))
 
 
 class _Raw:
-    """The library's result copied into numpy arrays and Python strings."""
+    """The library's result as numpy arrays on its memory, and Python strings."""
 
-    def __init__(self, c):
+    def __init__(self, lib, res):
+        c = res.contents
+        owner = _Owner(lib, res)
         self.size, self.damage_offset, self.io_errno = c.file_size, c.damage_offset, c.io_errno
         self.damage_why = (c.damage_why or b"").decode("utf-8", "replace")
-        offsets = _array(c, "string_offsets", c.n_strings + 1).tolist()
+        self.n_bad_times = c.n_bad_times
+        offsets = _array(owner, c, "string_offsets", c.n_strings + 1).tolist()
         data = ctypes.string_at(c.string_data, offsets[-1]) if offsets and offsets[-1] else b""
         self.strings = [_text(data[a:b]) for a, b in zip(offsets[:-1], offsets[1:])]
-        for prefix, n in (("track_", c.n_tracks), ("slice_", c.n_slices), ("instant_", c.n_instants),
-                          ("counter_", c.n_counters), ("arg_", c.n_args)):
+        for prefix, n in (("track_", c.n_tracks), ("group_", c.n_groups), ("slice_", c.n_slices),
+                          ("instant_", c.n_instants), ("counter_", c.n_counters), ("arg_", c.n_args)):
             for name, _ in _Columns._fields_:
                 if name.startswith(prefix) and not name.startswith("n_"):
-                    setattr(self, name, _array(c, name, n))
+                    setattr(self, name, _array(owner, c, name, n))
 
 
 def read_pftrace(path, proc):
@@ -107,10 +150,7 @@ def read_pftrace(path, proc):
     res = lib.mspti_pft_read(os.fsencode(path), cats, len(cats), names, 1)
     if not res:
         raise MemoryError(f"{path}: out of memory while decoding")
-    try:
-        raw = _Raw(res.contents)
-    finally:
-        lib.mspti_pft_free(res)
+    raw = _Raw(lib, res)  # frees res when its arrays are gone
     if raw.io_errno and raw.size == 0:
         raise OSError(raw.io_errno, os.strerror(raw.io_errno), path)
     if raw.io_errno:
@@ -143,34 +183,29 @@ def _model(proc, raw):
             strings.append(s)
         return c
 
-    # Times past int64 (a damaged varint) are left out, as the Python reader's check does.
-    bad = (raw.slice_start >= np.uint64(1 << 63)) | (raw.slice_end >= np.uint64(1 << 63))
-    if bad.any():
-        for name in ("slice_start", "slice_end", "slice_track", "slice_has_track", "slice_name", "slice_cat",
-                     "slice_arg_first", "slice_arg_count"):
-            setattr(raw, name, getattr(raw, name)[~bad])
-        proc.warnings.append(f"{proc.path}: {int(bad.sum())} record(s) without valid times left out")
+    # Times past int64 (a damaged varint) were left out by the decoder, as the Python reader's check does.
+    if raw.n_bad_times:
+        proc.warnings.append(f"{proc.path}: {raw.n_bad_times} record(s) without valid times left out")
 
     # Rows: one per distinct track, "?" for a track never described and events naming none.
     row_of = ref.rows(tracks)
-    # The decoder lists slices track by track: one row code per run of equal tracks.
-    track, has = raw.slice_track, raw.slice_has_track
-    first = np.flatnonzero(np.concatenate(([True], (track[1:] != track[:-1]) | (has[1:] != has[:-1])))) \
-        if len(track) else np.empty(0, np.int64)
-    run_rows = [code(row_of.get(u, "?") if h else "?") for u, h in zip(track[first].tolist(), has[first].tolist())]
-    row = np.repeat(np.array(run_rows, np.int32), np.diff(np.append(first, len(track))))
-    name = np.where(raw.slice_name >= 0, raw.slice_name, code("?")).astype(np.int32)
-    cat = np.where(raw.slice_cat >= 0, raw.slice_cat, code("")).astype(np.int32)
-    n = len(name)
-    nbytes, bw, comm = np.zeros(n, np.int64), np.full(n, np.nan), np.full(n, -1, np.int32)
-    coll = [c for c in (index.get(x) for x in COLLECTIVE_CATEGORIES) if c is not None]
-    for i in np.flatnonzero(np.isin(cat, coll)).tolist():
-        b, w, m = extras(strings[cat[i]], strings[row[i]], args.of(raw.slice_arg_first[i], raw.slice_arg_count[i]))
-        nbytes[i] = b
-        bw[i] = np.nan if w is None else w
+    group_rows = np.array([code(row_of.get(u, "?") if h else "?")
+                           for u, h in zip(raw.group_track.tolist(), raw.group_has_track.tolist())], np.int32)
+    row = group_rows[raw.slice_group] if len(raw.slice_group) else np.empty(0, np.int32)
+    comm = raw.slice_comm
+    from_row = np.flatnonzero(comm == _COMM_FROM_ROW)  # no "comm" arg: the row's, if it is a comm row
+    if len(from_row):
+        rows, inv = np.unique(row[from_row], return_inverse=True)
+        names = [strings[r] for r in rows.tolist()]
+        comm[from_row] = np.array([code(n[5:]) if n.startswith("comm ") else -1 for n in names], np.int32)[inv]
+    for i in np.flatnonzero(comm == _COMM_NOT_STRING).tolist():  # a number: Python's rules, record by record
+        b, w, m = extras(strings[raw.slice_cat[i]], strings[row[i]],
+                         args.of(raw.slice_arg_first[i], raw.slice_arg_count[i]))
+        raw.slice_bytes[i] = b
+        raw.slice_bw[i] = np.nan if w is None else w
         comm[i] = -1 if m is None else code(m)
-    proc.set_columns(Columns(strings, raw.slice_start.view(np.int64), raw.slice_end.view(np.int64), name, cat,
-                             row, nbytes, bw, comm))
+    proc.set_columns(Columns(strings, raw.slice_start, raw.slice_end, raw.slice_name, raw.slice_cat, row,
+                             raw.slice_bytes, raw.slice_bw, comm))
 
 
 class _Args:

@@ -9,9 +9,19 @@ Rows are named the same whatever the format: ``device D · stream S``, ``comm NA
 from . import reader_native
 from .model import API_CATEGORIES, Process, parse_name
 from .reader_common import LOST_KEY, NO_END, STATS_EVENT, sanitize, sanitize_rank, why
-from .reader_json import read_json
 from .reader_pftrace import read_pftrace as read_pftrace_python
-from .reader_sqlite import read_sqlite
+
+
+def read_json(path, proc):
+    """reader_json's (imported on first use: json and zlib are not needed for pftrace)."""
+    from .reader_json import read_json as read
+    read(path, proc)
+
+
+def read_sqlite(path, proc):
+    """reader_sqlite's (imported on first use: sqlite3 is not needed for pftrace)."""
+    from .reader_sqlite import read_sqlite as read
+    read(path, proc)
 
 
 def native():

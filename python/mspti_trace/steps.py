@@ -17,8 +17,12 @@ COPY_CATEGORIES = ("memcpy", "memset")
 
 
 def host_ranges(proc):
-    """The process's named mstx ranges on host threads (device halves carry no name of their own)."""
-    return [s for s in proc.of(MARKER) if host_row(s.row) and s.name]
+    """The process's named mstx ranges on host threads (device halves carry no name of their own).
+    Made once per process (until shift(), which clears the cache it is kept in)."""
+    got = proc._of.get("host ranges")
+    if got is None:
+        got = proc._of["host ranges"] = [s for s in proc.of(MARKER) if host_row(s.row) and s.name]
+    return list(got)
 
 
 def collective_category(run):
@@ -68,10 +72,10 @@ class DeviceSets:
     def __init__(self, proc, coll_cat):
         c = proc.cols
         k, m = c.mask(KERNEL), c.mask(*((coll_cat,) if coll_cat else COLLECTIVE_CATEGORIES))
-        self.kernel = iv.np_union(c.start[k], c.end[k])
-        self.comm = iv.np_union(c.start[m], c.end[m])
+        self.kernel = iv.np_union(c.start, c.end, k)
+        self.comm = iv.np_union(c.start, c.end, m)
         busy = k | m | c.mask(*COPY_CATEGORIES)
-        self.busy = iv.np_union(c.start[busy], c.end[busy])
+        self.busy = iv.np_union(c.start, c.end, busy)
         self.kernel_or_comm = iv.np_join(self.kernel, self.comm)
 
     def host(self, proc, step_name):

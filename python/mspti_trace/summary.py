@@ -53,9 +53,22 @@ def unique_apis(processes):
                 yield s
 
 
-def _api_mask(c):
-    """Which slices of a process's columns are API calls, each call once (see unique_apis)."""
+def _api_mask(c, native=None):
+    """Which slices of a process's columns are API calls, each call once (see unique_apis): in C++
+    where the decoder's library is found (native None or True), else with numpy (the reference)."""
     m = c.mask(*API_CATEGORIES)
+    api_code, node_code = c.code("api"), c.code("node_api")
+    if api_code < 0 or node_code < 0:
+        return m
+    if native is not False:
+        from . import reader_native
+        lib = reader_native.library()
+        if lib is not None:
+            arrays = [np.ascontiguousarray(x, t) for x, t in ((c.cat, np.int32), (c.name, np.int32),
+                                                              (c.start, np.int64), (c.end, np.int64))]
+            if lib.mspti_pft_drop_twins(len(c), *[x.ctypes.data for x in arrays], node_code, api_code,
+                                        m.ctypes.data) >= 0:
+                return m
     api, node = np.flatnonzero(c.mask("api")), np.flatnonzero(c.mask("node_api"))
     if len(api) and len(node):
         idx = np.concatenate((node, api))
@@ -74,37 +87,71 @@ def _api_mask(c):
 
 def _grouped(processes, pick, key_of, first=None):
     """{key: Stat} over the slices that pick(columns) selects, keyed by key_of(a, name) where a
-    is first(columns) -> (a code per slice, code -> a); by default the category."""
-    keys = columns.Keys()
-    codes, durs, sizes = [], [], []
-    for p in processes:
-        c = p.cols
-        m = pick(c)
-        if not m.any():
-            continue
-        a_codes, a_of = first(c) if first is not None else (c.cat, c.strings.__getitem__)
-        n = max(len(c.strings), 1)
-        uniq, inv = np.unique(a_codes[m].astype(np.int64) * n + c.name[m], return_inverse=True)
-        shared = np.array([keys.code(key_of(a_of(u // n), c.strings[u % n])) for u in uniq.tolist()], np.int64)
-        codes.append(shared[inv])
-        durs.append(c.dur(m))
-        sizes.append(c.bytes[m])
+    is first(columns) -> (a code per slice, code -> a); by default the category. Each process's
+    groups are made once (the all-ranks scope and its own reuse them) and merged by key."""
     out = {}
-    if codes:
-        for k, (n, total, lo, hi, nbytes) in columns.group(np.concatenate(codes), np.concatenate(durs),
-                                                            np.concatenate(sizes)).items():
-            st = out[keys.values[k]] = Stat()
-            st.count, st.total, st.lo, st.hi, st.bytes = n, total, lo, hi, nbytes
+    for p in processes:
+        for key, (n, total, lo, hi, nbytes) in _process_groups(p, pick, key_of, first):
+            st = out.get(key)
+            if st is None:
+                st = out[key] = Stat()
+                st.count, st.total, st.lo, st.hi, st.bytes = n, total, lo, hi, nbytes
+            else:
+                st.count += n
+                st.total += total
+                st.bytes += nbytes
+                st.lo, st.hi = min(st.lo, lo), max(st.hi, hi)
     return out
+
+
+def _process_groups(p, pick, key_of, first):
+    """[(key, (count, total, min, max, bytes))] of one process, cached on its columns (which are
+    read-only once read) per (pick, key_of, first)."""
+    c = p.cols
+    cache = c.__dict__.setdefault("_groups", {})
+    token = (pick, key_of, first)
+    got = cache.get(token)
+    if got is None:
+        m = pick(c)
+        got = []
+        if m.any():
+            a_codes, a_of = first(c) if first is not None else (c.cat, c.strings.__getitem__)
+            st = c.strings
+            got = [(key_of(a_of(a), st[b]), rest)
+                   for a, b, *rest in columns.group_pairs(a_codes, c.name, c.start, c.end, c.bytes, m)]
+            got = [(k, tuple(r)) for k, r in got]
+        cache[token] = got
+    return got
 
 
 def _side(c):
     """Per slice 1 on a host row, 0 on a device one; and the side's name."""
-    return c.string_mask(host_row)[c.row].astype(np.int64), lambda v: "host" if v else "device"
+    return c.string_mask(host_row)[c.row].astype(np.int32), _side_name
+
+
+def _side_name(v):
+    return "host" if v else "device"
 
 
 def _collectives(c):
     return c.mask(*COLLECTIVE_CATEGORIES)
+
+
+# The pick and key functions of each table: module-level, so that _process_groups' cache finds them.
+def _kernel_mask(c):
+    return c.mask(KERNEL)
+
+
+def _marker_mask(c):
+    return c.mask(MARKER)
+
+
+def _name_key(_cat, name):
+    return name
+
+
+def _pair_key(a, name):
+    return (a, name)
 
 
 def slow_rank(run):
@@ -125,17 +172,17 @@ def slow_rank(run):
 def scope_tables(processes, slow=None):
     """The tables of one scope (one process, or all of them): a dict of row lists. `slow`: the
     slow rank's findings (:func:`slow_rank`), named in the collectives table."""
-    kernels = _grouped(processes, lambda c: c.mask(KERNEL), lambda cat, name: name)
+    kernels = _grouped(processes, _kernel_mask, _name_key)
     device_total = sum(st.total for st in kernels.values())
     kernel_rows = [{"name": n, "count": st.count, "total_ns": st.total, "avg_ns": st.avg, "min_ns": st.lo,
                     "max_ns": st.hi, "percent": 100.0 * st.total / device_total if device_total else 0.0}
                    for n, st in kernels.items()]
     kernel_rows.sort(key=lambda r: (-r["total_ns"], r["name"]))
 
-    coll = _grouped(processes, _collectives, lambda cat, name: (cat, name))
+    coll = _grouped(processes, _collectives, _pair_key)
     per_rank = defaultdict(dict)  # (cat, name) -> {label: Stat}
     for p in processes:
-        for key, st in _grouped([p], _collectives, lambda cat, name: (cat, name)).items():
+        for key, st in _grouped([p], _collectives, _pair_key).items():
             per_rank[key][p.label] = st
     coll_rows = []
     for (cat, name), st in coll.items():
@@ -149,12 +196,12 @@ def scope_tables(processes, slow=None):
     coll_rows.sort(key=lambda r: (-r["total_ns"], r["kind"], r["name"]))
 
     # A range's host and device halves share its name: apart, as `kind` host or device.
-    ranges = _grouped(processes, lambda c: c.mask(MARKER), lambda side, name: (side, name), _side)
+    ranges = _grouped(processes, _marker_mask, _pair_key, _side)
     range_rows = [{"name": n, "kind": side, "count": st.count, "total_ns": st.total, "avg_ns": st.avg,
                    "min_ns": st.lo, "max_ns": st.hi} for (side, n), st in ranges.items()]
     range_rows.sort(key=lambda r: (-r["total_ns"], r["name"], r["kind"]))
 
-    apis = _grouped(processes, _api_mask, lambda cat, name: (cat, name))
+    apis = _grouped(processes, _api_mask, _pair_key)
     api_rows = [{"name": n, "kind": c, "count": st.count, "total_ns": st.total, "avg_ns": st.avg}
                 for (c, n), st in apis.items()]
     api_rows.sort(key=lambda r: (-r["total_ns"], r["name"], r["kind"]))

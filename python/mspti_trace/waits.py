@@ -56,14 +56,20 @@ def collective_instances(run, cat):
 
 def instance_waits(inst):
     """Per instance: last arrival, the late rank, the wait it caused (last minus second-last
-    arrival), and per rank its wait and its transit (end minus last arrival)."""
+    arrival), and per rank its wait and its transit (end minus last arrival). Worked out once per
+    instance (analyze asks four times): treat the result as read-only."""
+    got = inst.get("_waits")
+    if got is not None:
+        return got
     starts = sorted((s.start, label) for label, s in inst["ranks"].items())
     last, late = starts[-1]
     second = starts[-2][0]
-    return {"last_arrival": last, "late": late, "caused": last - second,
-            "wait": {label: last - s.start for label, s in inst["ranks"].items()},
-            "transit": {label: max(s.end - last, 0) for label, s in inst["ranks"].items()},
-            "bytes": {label: s.bytes for label, s in inst["ranks"].items()}}
+    got = inst["_waits"] = {
+        "last_arrival": last, "late": late, "caused": last - second,
+        "wait": {label: last - s.start for label, s in inst["ranks"].items()},
+        "transit": {label: max(s.end - last, 0) for label, s in inst["ranks"].items()},
+        "bytes": {label: s.bytes for label, s in inst["ranks"].items()}}
+    return got
 
 
 def rank_waits(instances_by_comm):

@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <string>
 #include <string_view>
@@ -36,7 +38,47 @@ struct Bad {
 
 const char *const kPastEnd = "a field runs past the end of its message";
 
-uint64_t varint(const uint8_t *&p, const uint8_t *end) {
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "varint() reads 8 bytes as one little-endian word");
+
+// The 7-bit groups of the low n bytes of w (n <= 8, continuation bits ignored) as one number.
+inline uint64_t join7(uint64_t x) {
+    x = ((x & 0x7f007f007f007f00ULL) >> 1) | (x & 0x007f007f007f007fULL);
+    x = ((x & 0x3fff00003fff0000ULL) >> 2) | (x & 0x00003fff00003fffULL);
+    return ((x & 0x0fffffff00000000ULL) >> 4) | (x & 0x000000000fffffffULL);
+}
+
+// A varint. Where 10 bytes are left, a word at a time: the per-byte loop was 40% of the decode
+// (a timestamp takes 9 bytes, a track uuid 7).
+__attribute__((always_inline)) inline uint64_t varint(const uint8_t *&p, const uint8_t *end) {
+    if (end - p >= 10) {
+        const uint8_t b0 = p[0];
+        if (b0 < 0x80) {
+            ++p;
+            return b0;
+        }
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        const uint64_t stops = ~w & 0x8080808080808080ULL;  // bytes without the continuation bit
+        if (stops != 0) {
+            const unsigned n = (static_cast<unsigned>(__builtin_ctzll(stops)) >> 3) + 1;  // 2..8 bytes
+            p += n;
+            return join7(n == 8 ? w : w & ((1ULL << (8 * n)) - 1));
+        }
+        uint64_t v = join7(w);  // 56 bits; then the 9th and 10th bytes
+        const uint8_t b8 = p[8];
+        v |= static_cast<uint64_t>(b8 & 0x7F) << 56;
+        if (b8 < 0x80) {
+            p += 9;
+            return v;
+        }
+        const uint8_t b9 = p[9];
+        v |= static_cast<uint64_t>(b9 & 0x7F) << 63;
+        if (b9 < 0x80) {
+            p += 10;
+            return v;
+        }
+        throw Bad{"varint too long"};
+    }
     uint64_t v = 0;
     for (unsigned shift = 0;; shift += 7) {
         if (p >= end) throw Bad{kPastEnd};
@@ -70,7 +112,7 @@ struct Field {
 
 // Reads the next field of [p, end); false at the end. A field past the end or of a wire type
 // protobuf no longer uses throws Bad.
-bool next_field(const uint8_t *&p, const uint8_t *end, Field &f) {
+__attribute__((always_inline)) inline bool next_field(const uint8_t *&p, const uint8_t *end, Field &f) {
     if (p >= end) return false;
     const uint64_t key = varint(p, end);
     f.num = static_cast<uint32_t>(key >> 3);
@@ -158,10 +200,12 @@ struct Store {
     std::vector<uint8_t> track_has_parent;
     std::vector<int32_t> track_kind, track_name;
     std::unordered_map<uint64_t, size_t> track_index;
-    std::vector<uint64_t> slice_start, slice_end, slice_track;
-    std::vector<uint8_t> slice_has_track;
-    std::vector<int32_t> slice_name, slice_cat, slice_arg_count;
-    std::vector<int64_t> slice_arg_first;
+    std::vector<uint64_t> group_track;
+    std::vector<uint8_t> group_has_track;
+    std::vector<int64_t> slice_start, slice_end, slice_arg_first, slice_bytes;
+    std::vector<int32_t> slice_group, slice_name, slice_cat, slice_arg_count, slice_comm;
+    std::vector<double> slice_bw;
+    uint64_t n_bad_times = 0;
     std::vector<int32_t> instant_name, instant_cat, instant_arg_count;
     std::vector<int64_t> instant_arg_first;
     std::vector<uint64_t> counter_ts, counter_track;
@@ -184,6 +228,11 @@ public:
     Decoder(Store &s, const char *const *cats, size_t n_cats, const char *const *names, size_t n_names) : s_(s) {
         for (size_t i = 0; i < n_cats; ++i) wanted_cats_.push_back(intern(cats[i], std::strlen(cats[i])));
         for (size_t i = 0; i < n_names; ++i) wanted_names_.push_back(intern(names[i], std::strlen(names[i])));
+        unknown_name_ = intern("?", 1);
+        no_cat_ = intern("", 0);
+        key_bytes_ = intern("bytes", 5);
+        key_bw_ = intern("bandwidth_gbps", 14);
+        key_comm_ = intern("comm", 4);
     }
 
     // One TracePacket's payload; throws Bad when it is damaged.
@@ -233,15 +282,24 @@ public:
     // Room for the events of a file of that size (packets of the writer: about 40 bytes each).
     void expect(uint64_t file_size) { evs_.reserve(static_cast<size_t>(std::min<uint64_t>(file_size / 24, 1u << 28))); }
 
-    // BEGIN/END paired per track (see pftrace_columns.h). The writer writes each track nearly in
-    // time order: a track whose events are in order is not sorted.
+    // BEGIN/END paired per track (see pftrace_columns.h), straight into the slice columns. The
+    // writer writes each track nearly in time order: a track whose events are in order is not sorted.
     void pair() {
         size_t n = 0;
         for (const auto &g : groups_) n += g.size() / 2;
-        for (auto *v : {&s_.slice_start, &s_.slice_end, &s_.slice_track}) v->reserve(n);
-        s_.slice_has_track.reserve(n);
-        for (auto *v : {&s_.slice_name, &s_.slice_cat, &s_.slice_arg_count}) v->reserve(n);
-        s_.slice_arg_first.reserve(n);
+        for (auto *v : {&s_.slice_start, &s_.slice_end, &s_.slice_arg_first, &s_.slice_bytes}) v->reserve(n);
+        for (auto *v : {&s_.slice_group, &s_.slice_name, &s_.slice_cat, &s_.slice_arg_count, &s_.slice_comm}) {
+            v->reserve(n);
+        }
+        s_.slice_bw.reserve(n);
+        if (groups_.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) throw std::bad_alloc();
+        s_.group_track.reserve(groups_.size());
+        s_.group_has_track.reserve(groups_.size());
+        for (const TrackKey &k : group_keys_) {
+            s_.group_track.push_back(k.uuid);
+            s_.group_has_track.push_back(k.has);
+        }
+        constexpr uint64_t kMaxTime = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
         std::vector<uint32_t> stack;
         const auto by_time = [this](uint32_t a, uint32_t b) { return evs_[a].ts < evs_[b].ts; };
         for (size_t g = 0; g < groups_.size(); ++g) {
@@ -251,17 +309,30 @@ public:
             for (const uint32_t i : idx) {
                 if (evs_[i].begin) {
                     stack.push_back(i);
-                } else if (!stack.empty()) {
-                    const Ev &b = evs_[stack.back()];
-                    stack.pop_back();
-                    s_.slice_start.push_back(b.ts);
-                    s_.slice_end.push_back(evs_[i].ts);
-                    s_.slice_track.push_back(group_keys_[g].uuid);
-                    s_.slice_has_track.push_back(group_keys_[g].has);
-                    s_.slice_name.push_back(b.name);
-                    s_.slice_cat.push_back(b.cat);
-                    s_.slice_arg_first.push_back(b.args < 0 ? -1 : arg_ranges_[b.args].first);
-                    s_.slice_arg_count.push_back(b.args < 0 ? 0 : arg_ranges_[b.args].second);
+                    continue;
+                }
+                if (stack.empty()) continue;
+                const Ev &b = evs_[stack.back()];
+                stack.pop_back();
+                if (b.ts > kMaxTime || evs_[i].ts > kMaxTime) {
+                    ++s_.n_bad_times;
+                    continue;
+                }
+                s_.slice_start.push_back(static_cast<int64_t>(b.ts));
+                s_.slice_end.push_back(static_cast<int64_t>(evs_[i].ts));
+                s_.slice_group.push_back(static_cast<int32_t>(g));
+                s_.slice_name.push_back(b.name < 0 ? unknown_name_ : b.name);
+                s_.slice_cat.push_back(b.cat < 0 ? no_cat_ : b.cat);
+                const int64_t first = b.args < 0 ? -1 : arg_ranges_[b.args].first;
+                const int32_t count = b.args < 0 ? 0 : arg_ranges_[b.args].second;
+                s_.slice_arg_first.push_back(first);
+                s_.slice_arg_count.push_back(count);
+                if (b.cat >= 0 && std::find(wanted_cats_.begin(), wanted_cats_.end(), b.cat) != wanted_cats_.end()) {
+                    extras(first, count);
+                } else {
+                    s_.slice_bytes.push_back(0);
+                    s_.slice_bw.push_back(std::numeric_limits<double>::quiet_NaN());
+                    s_.slice_comm.push_back(MSPTI_PFT_COMM_NONE);
                 }
             }
             std::vector<uint32_t>().swap(idx);
@@ -397,15 +468,17 @@ private:
         case mspti_trace::proto::kSliceBegin:
         case mspti_trace::proto::kSliceEnd: {
             const TrackKey key{track, has_track};
-            if (groups_.empty() || !(key == last_key_)) {  // events come in runs on one track
+            // The writer interleaves a few tracks (threads, streams): a small cache before the map.
+            Recent &r = recent_[(track ^ (track >> 32) ^ has_track) & (kRecent - 1)];
+            if (r.group == SIZE_MAX || !(r.key == key)) {
                 auto [it, added] = group_index_.try_emplace(key, groups_.size());
                 if (added) {
                     groups_.emplace_back();
                     group_keys_.push_back(key);
                 }
-                last_key_ = key;
-                last_group_ = it->second;
+                r = Recent{key, it->second};
             }
+            const size_t group = r.group;
             if (evs_.size() >= UINT32_MAX) throw std::bad_alloc();  // indices are 32-bit
             Ev ev{ts, name, cat, -1, type == mspti_trace::proto::kSliceBegin};
             if (ev.begin && want) {
@@ -415,7 +488,7 @@ private:
                 ev.args = static_cast<int32_t>(arg_ranges_.size());
                 arg_ranges_.emplace_back(first, count);
             }
-            groups_[last_group_].push_back(static_cast<uint32_t>(evs_.size()));
+            groups_[group].push_back(static_cast<uint32_t>(evs_.size()));
             evs_.push_back(ev);
             break;
         }
@@ -500,8 +573,58 @@ private:
         }
     }
 
+    // A collective's bytes, bandwidth and communicator from its args (pftrace_columns.h): the
+    // rules of reader_common.extras() and num(), which read them from a dict (the last key wins).
+    void extras(int64_t first, int32_t count) {
+        int64_t at_bytes = -1, at_bw = -1, at_comm = -1;
+        for (int64_t i = first; i >= 0 && i < first + count; ++i) {
+            const int32_t k = s_.arg_key[i];
+            if (k == key_bytes_) {
+                at_bytes = i;
+            } else if (k == key_bw_) {
+                at_bw = i;
+            } else if (k == key_comm_) {
+                at_comm = i;
+            }
+        }
+        int64_t nbytes = 0;
+        if (at_bytes >= 0) {
+            const int64_t v = s_.arg_int[at_bytes];
+            switch (s_.arg_type[at_bytes]) {
+            case MSPTI_PFT_ARG_UINT: nbytes = v >= 0 ? v : 0; break;  // past INT64_MAX: out of range
+            case MSPTI_PFT_ARG_INT: nbytes = v; break;
+            case MSPTI_PFT_ARG_DOUBLE: {
+                const double t = std::trunc(s_.arg_double[at_bytes]);  // NaN and inf fail both tests
+                if (t >= -9223372036854775808.0 && t < 9223372036854775808.0) nbytes = static_cast<int64_t>(t);
+                break;
+            }
+            default: break;
+            }
+        }
+        double bw = std::numeric_limits<double>::quiet_NaN();
+        if (at_bw >= 0) {
+            switch (s_.arg_type[at_bw]) {
+            case MSPTI_PFT_ARG_UINT: bw = static_cast<double>(static_cast<uint64_t>(s_.arg_int[at_bw])); break;
+            case MSPTI_PFT_ARG_INT: bw = static_cast<double>(s_.arg_int[at_bw]); break;
+            case MSPTI_PFT_ARG_DOUBLE: bw = s_.arg_double[at_bw]; break;
+            default: break;
+            }
+        }
+        int32_t comm = MSPTI_PFT_COMM_FROM_ROW;
+        if (at_comm >= 0) {
+            const int32_t t = s_.arg_type[at_comm];
+            comm = t == MSPTI_PFT_ARG_STRING ? s_.arg_str[at_comm]
+                   : t == MSPTI_PFT_ARG_NONE ? MSPTI_PFT_COMM_FROM_ROW
+                                             : MSPTI_PFT_COMM_NOT_STRING;
+        }
+        s_.slice_bytes.push_back(nbytes);
+        s_.slice_bw.push_back(bw);
+        s_.slice_comm.push_back(comm);
+    }
+
     Store &s_;
     std::vector<int32_t> wanted_cats_, wanted_names_;
+    int32_t unknown_name_ = -1, no_cat_ = -1, key_bytes_ = -1, key_bw_ = -1, key_comm_ = -1;
     std::unordered_map<uint64_t, SeqState> states_;
     SeqState *state_ = nullptr;  // the last packet's sequence
     uint64_t state_seq_ = 0;
@@ -510,8 +633,12 @@ private:
     std::vector<std::vector<uint32_t>> groups_;  // per track: indices into evs_, file order
     std::vector<Ev> evs_;
     std::vector<std::pair<int64_t, int32_t>> arg_ranges_;  // (first, count) of the BEGINs with args
-    TrackKey last_key_{0, false};
-    size_t last_group_ = 0;
+    struct Recent {
+        TrackKey key{0, false};
+        size_t group = SIZE_MAX;
+    };
+    static constexpr size_t kRecent = 16;
+    Recent recent_[kRecent];
     std::vector<std::pair<const uint8_t *, const uint8_t *>> interned_, anns_;
 };
 
@@ -602,15 +729,21 @@ void publish(Store &s, MsptiPftColumns &c) {
     c.track_has_parent = ptr(s.track_has_parent);
     c.track_kind = ptr(s.track_kind);
     c.track_name = ptr(s.track_name);
+    c.n_groups = s.group_track.size();
+    c.group_track = ptr(s.group_track);
+    c.group_has_track = ptr(s.group_has_track);
     c.n_slices = s.slice_start.size();
+    c.n_bad_times = s.n_bad_times;
     c.slice_start = ptr(s.slice_start);
     c.slice_end = ptr(s.slice_end);
-    c.slice_track = ptr(s.slice_track);
-    c.slice_has_track = ptr(s.slice_has_track);
+    c.slice_group = ptr(s.slice_group);
     c.slice_name = ptr(s.slice_name);
     c.slice_cat = ptr(s.slice_cat);
     c.slice_arg_first = ptr(s.slice_arg_first);
     c.slice_arg_count = ptr(s.slice_arg_count);
+    c.slice_bytes = ptr(s.slice_bytes);
+    c.slice_bw = ptr(s.slice_bw);
+    c.slice_comm = ptr(s.slice_comm);
     c.n_instants = s.instant_name.size();
     c.instant_name = ptr(s.instant_name);
     c.instant_cat = ptr(s.instant_cat);
@@ -672,4 +805,168 @@ extern "C" __attribute__((visibility("default"))) void mspti_pft_free(MsptiPftCo
     Result *r = reinterpret_cast<Result *>(columns);  // cols is Result's first member
     delete r->store;
     delete r;
+}
+
+namespace {
+
+// (a, b) -> group index: open addressing, linear probing, kept at most half full.
+class PairIndex {
+public:
+    // The group of key, added as `next` when new (throws std::bad_alloc when memory runs out).
+    int64_t find_or_add(uint64_t key, int64_t next, bool &added) {
+        if ((used_ + 1) * 2 > slots_.size()) grow();
+        size_t i = mix(key) & (slots_.size() - 1);
+        while (slots_[i].group >= 0) {
+            if (slots_[i].key == key) {
+                added = false;
+                return slots_[i].group;
+            }
+            i = (i + 1) & (slots_.size() - 1);
+        }
+        slots_[i] = Slot{key, next};
+        ++used_;
+        added = true;
+        return next;
+    }
+
+private:
+    struct Slot {
+        uint64_t key;
+        int64_t group;
+    };
+    static size_t mix(uint64_t k) {
+        k ^= k >> 33;
+        k *= 0xff51afd7ed558ccdULL;
+        k ^= k >> 33;
+        return static_cast<size_t>(k);
+    }
+    void grow() {
+        std::vector<Slot> old(std::max<size_t>(64, slots_.size() * 2), Slot{0, -1});
+        old.swap(slots_);
+        for (const Slot &s : old) {
+            if (s.group < 0) continue;
+            size_t i = mix(s.key) & (slots_.size() - 1);
+            while (slots_[i].group >= 0) i = (i + 1) & (slots_.size() - 1);
+            slots_[i] = s;
+        }
+    }
+    std::vector<Slot> slots_;
+    size_t used_ = 0;
+};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int64_t mspti_pft_group(
+    size_t n, const int32_t *a, const int32_t *b, const int64_t *start, const int64_t *end, const int64_t *bytes,
+    const uint8_t *sel, int32_t *out_a, int32_t *out_b, int64_t *out_count, int64_t *out_total, int64_t *out_min,
+    int64_t *out_max, int64_t *out_bytes) {
+    try {
+        PairIndex index;
+        int64_t groups = 0;
+        for (size_t i = 0; i < n; ++i) {
+            if (sel != nullptr && sel[i] == 0) continue;
+            const int32_t ka = a != nullptr ? a[i] : 0;
+            const uint64_t key = static_cast<uint64_t>(static_cast<uint32_t>(ka)) << 32 | static_cast<uint32_t>(b[i]);
+            // Unsigned arithmetic: wraps as numpy's int64 does, without undefined behaviour.
+            const int64_t dur = static_cast<int64_t>(static_cast<uint64_t>(end[i]) - static_cast<uint64_t>(start[i]));
+            const int64_t nb = bytes != nullptr ? bytes[i] : 0;
+            bool added = false;
+            const int64_t g = index.find_or_add(key, groups, added);
+            if (added) {
+                ++groups;
+                out_a[g] = ka;
+                out_b[g] = b[i];
+                out_count[g] = 1;
+                out_total[g] = dur;
+                out_min[g] = out_max[g] = dur;
+                out_bytes[g] = nb;
+                continue;
+            }
+            ++out_count[g];
+            out_total[g] = static_cast<int64_t>(static_cast<uint64_t>(out_total[g]) + static_cast<uint64_t>(dur));
+            out_min[g] = std::min(out_min[g], dur);
+            out_max[g] = std::max(out_max[g], dur);
+            out_bytes[g] = static_cast<int64_t>(static_cast<uint64_t>(out_bytes[g]) + static_cast<uint64_t>(nb));
+        }
+        return groups;
+    } catch (const std::bad_alloc &) {
+        return -1;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) int64_t mspti_pft_drop_twins(size_t n, const int32_t *cat,
+                                                                               const int32_t *name,
+                                                                               const int64_t *start, const int64_t *end,
+                                                                               int32_t keep_cat, int32_t drop_cat,
+                                                                               uint8_t *sel) {
+    try {
+        // The keep_cat rows, by (name, start, end): open addressing over row indices, half full at most.
+        size_t kept = 0;
+        for (size_t i = 0; i < n; ++i) kept += cat[i] == keep_cat;
+        if (kept == 0) return 0;
+        size_t size = 64;
+        while (size < kept * 2) size *= 2;
+        std::vector<int64_t> slots(size, -1);
+        const auto hash = [&](size_t i) {
+            uint64_t h = static_cast<uint64_t>(static_cast<uint32_t>(name[i])) * 0x9E3779B97F4A7C15ULL;
+            h ^= static_cast<uint64_t>(start[i]) + 0x7F4A7C15ULL + (h << 6) + (h >> 2);
+            h ^= static_cast<uint64_t>(end[i]) + 0x9E3779B9ULL + (h << 6) + (h >> 2);
+            h ^= h >> 33;
+            h *= 0xff51afd7ed558ccdULL;
+            h ^= h >> 33;
+            return static_cast<size_t>(h) & (size - 1);
+        };
+        const auto same = [&](size_t i, size_t j) {
+            return name[i] == name[j] && start[i] == start[j] && end[i] == end[j];
+        };
+        for (size_t i = 0; i < n; ++i) {
+            if (cat[i] != keep_cat) continue;
+            size_t h = hash(i);
+            while (slots[h] >= 0 && !same(static_cast<size_t>(slots[h]), i)) h = (h + 1) & (size - 1);
+            if (slots[h] < 0) slots[h] = static_cast<int64_t>(i);
+        }
+        int64_t dropped = 0;
+        for (size_t i = 0; i < n; ++i) {
+            if (cat[i] != drop_cat || sel[i] == 0) continue;
+            size_t h = hash(i);
+            while (slots[h] >= 0) {
+                if (same(static_cast<size_t>(slots[h]), i)) {
+                    sel[i] = 0;
+                    ++dropped;
+                    break;
+                }
+                h = (h + 1) & (size - 1);
+            }
+        }
+        return dropped;
+    } catch (const std::bad_alloc &) {
+        return -1;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) int64_t mspti_pft_union(size_t n, const int64_t *start,
+                                                                          const int64_t *end, const uint8_t *sel,
+                                                                          int64_t *out_start, int64_t *out_end) {
+    try {
+        std::vector<std::pair<int64_t, int64_t>> iv;
+        iv.reserve(n);
+        for (size_t i = 0; i < n; ++i) {
+            if ((sel == nullptr || sel[i] != 0) && end[i] > start[i]) iv.emplace_back(start[i], end[i]);
+        }
+        const auto by_start = [](const auto &a, const auto &b) { return a.first < b.first; };
+        if (!std::is_sorted(iv.begin(), iv.end(), by_start)) std::sort(iv.begin(), iv.end(), by_start);
+        int64_t m = -1;
+        for (const auto &[s, e] : iv) {
+            if (m >= 0 && s <= out_end[m]) {  // touching or overlapping: one interval
+                out_end[m] = std::max(out_end[m], e);
+            } else {
+                ++m;
+                out_start[m] = s;
+                out_end[m] = e;
+            }
+        }
+        return m + 1;
+    } catch (const std::bad_alloc &) {
+        return -1;
+    }
 }

@@ -1,18 +1,24 @@
 """The native pftrace decoder (libmspti_trace_reader.so, src/trace_reader) against the Python
 reader (reader_pftrace, written apart from it), field by field: on the pftrace files of a traced
-2-rank run, on truncated copies and on bit-flipped ones (seeded: READER_FUZZ_SEED). summary and
-analyze give the same output on either reader. The Python wire module's field numbers are
-src/trace/proto.h's."""
+2-rank run, on truncated copies and on bit-flipped ones (seeded: READER_FUZZ_SEED), and on
+collectives whose args take every type. summary and analyze give the same output on either
+reader. The library's grouping and API de-duplication against their numpy versions on seeded
+random columns. The Python wire module's field numbers are src/trace/proto.h's."""
+import json
 import os
 import random
 import re
+import struct
 import subprocess
 
 import pytest
 
+import numpy as np
+
 from conftest import MSPTI_TRACE, HERE, ranks_program, trace
-from mspti_trace import reader_native, wire
-from mspti_trace.columns import Columns
+from mspti_trace import reader_native, summary, wire
+from mspti_trace.columns import Columns, group_pairs
+from pftrace_writer import Writer, field
 from mspti_trace.model import Process, parse_name
 from mspti_trace.reader_common import sanitize
 from mspti_trace.reader_pftrace import read_pftrace as python_read
@@ -130,3 +136,137 @@ def test_wire_field_numbers_are_proto_h_ones():
     for name, value in found:
         snake = re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
         assert getattr(wire, snake) == int(value), (name, snake)
+
+
+def _da(name, num, wt, value):
+    """One raw DebugAnnotation: name inline, value in field num with wire type wt."""
+    return field(10, 2, name) + field(num, wt, value)
+
+
+def _f64(x):
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+# Args of a collective, as the C++ decoder reads them in one pass and reader_common.extras() from a
+# dict: every value type for "bytes", "bandwidth_gbps" and "comm", repeated keys (the last wins),
+# none at all (the communicator from a "comm NAME" row, or none on another row).
+ARG_CASES = [
+    [_da("bytes", 3, 0, 4096), _da("bandwidth_gbps", 5, 1, _f64(1.5)), _da("comm", 6, 2, "c1")],
+    [_da("bytes", 4, 0, 7), _da("bandwidth_gbps", 3, 0, 12), _da("comm", 3, 0, 5)],
+    [_da("bytes", 5, 1, _f64(3.7)), _da("bandwidth_gbps", 4, 0, 9), _da("comm", 5, 1, _f64(2.5))],
+    [_da("bytes", 5, 1, _f64(float("nan"))), _da("bandwidth_gbps", 5, 1, _f64(float("nan")))],
+    [_da("bytes", 5, 1, _f64(float("inf"))), _da("bandwidth_gbps", 6, 2, "fast")],
+    [_da("bytes", 5, 1, _f64(-1e30)), _da("comm", 2, 0, 1)],
+    [_da("bytes", 5, 1, _f64(-9.2e18)), _da("bytes", 6, 2, "12")],
+    [_da("bytes", 3, 0, (1 << 64) - 1), _da("comm", 6, 2, "a"), _da("comm", 6, 2, "b")],
+    [_da("bytes", 3, 0, (1 << 63) - 1), _da("comm", 6, 2, "a"), _da("comm", 2, 0, 1)],
+    [_da("bytes", 4, 0, (1 << 64) - 5)],
+    [],
+]
+
+
+def test_collective_args_of_every_type_read_alike(tmp_path):
+    w = Writer(pid=7, rank=0)
+    comm_row, other_row = w.track("comm c9"), w.track("stream 3")
+    t = 1000
+    for track in (comm_row, other_row):
+        for cat in ("hccl", "communication", "kernel"):
+            for args in ARG_CASES:
+                te = field(9, 0, 1) + field(11, 0, track) + field(22, 2, cat) + field(23, 2, "HcclAllReduce")
+                te += b"".join(field(4, 2, a) for a in args)
+                w._packet(field(11, 2, te), ts=t)
+                w._event(t + 10, 2, track)
+                t += 100
+    path = tmp_path / "trace.rank0.pid7.pftrace"
+    path.write_bytes(w.bytes())
+    native, ref = both(str(path))
+    assert len(ref["slices"]) == 2 * 3 * len(ARG_CASES)
+    comms = {s[7] for s in ref["slices"]}
+    assert {"c1", "5", "2.5", "b", "c9", None} <= comms, comms  # every way to a communicator is compared
+    assert native == ref
+
+
+def _random_columns(rng, n):
+    a = rng.integers(-3, 4, n).astype(np.int32)
+    b = rng.integers(0, 50, n).astype(np.int32)
+    start = rng.integers(-(1 << 62), 1 << 62, n)
+    end = start + rng.integers(0, 1 << 40, n)
+    big = rng.random(n) < 0.05  # durations and byte sums past int64: both ways wrap alike
+    start[big], end[big] = -(1 << 62), (1 << 62) + (1 << 61)
+    nbytes = rng.integers(0, 1 << 62, n)
+    return a, b, start, end, nbytes
+
+
+def test_native_grouping_is_numpys():
+    rng = np.random.default_rng(SEED)
+    for n in (0, 1, 7, 1000, 20000):
+        a, b, start, end, nbytes = _random_columns(rng, n)
+        for sel in (np.ones(n, bool), rng.random(n) < 0.3, np.zeros(n, bool)):
+            for args in ((a, b, start, end, nbytes, sel), (None, b, start, end, None, sel)):
+                native = group_pairs(*args, native=True)
+                assert native == group_pairs(*args, native=False), (n, int(sel.sum()))
+                assert sum(g[2] for g in native) == int(sel.sum())
+
+
+def test_native_api_twins_are_numpys():
+    rng = np.random.default_rng(SEED + 1)
+    strings = ["api", "node_api", "kernel", "acl_api", "f", "g", "h"]
+    for n in (1, 50, 5000):
+        cat = rng.choice([0, 1, 2, 3], n).astype(np.int32)
+        name = rng.integers(4, 7, n).astype(np.int32)
+        start = rng.integers(0, 20, n)
+        end = start + rng.integers(0, 3, n)
+        cols = Columns(strings, start, end, name, cat, np.zeros(n, np.int32))
+        native = summary._api_mask(cols, native=True)
+        ref = summary._api_mask(cols, native=False)
+        assert (native == ref).all(), n
+        assert n < 5000 or ((cat == 0) & ~native).any()  # some twins were found and dropped
+
+
+def _random_json(rng, depth=0):
+    kind = rng.randrange(12 if depth < 4 else 8)
+    if kind == 0:
+        return rng.choice(["", "rank 0", "comm \u00b7 x", "a\"b\\\\c\n", "\ufffd\u4e2d", "\x00\x1f"])
+    if kind == 1:
+        return rng.choice([None, True, False])
+    if kind == 2:
+        return rng.randrange(-(1 << 70), 1 << 70)
+    if kind == 3:
+        return rng.choice([0.0, -0.0, 1.5, 1e-300, 2.5e300, float("nan"), float("inf"), -float("inf"), 1 / 3])
+    if kind == 4:
+        return np.float64(rng.random())  # a float subclass: json writes it as a number
+    if kind == 5:
+        return np.int64(rng.randrange(100))  # not an int: default=str makes it a string
+    if kind in (6, 7):
+        return rng.random()
+    if kind in (8, 9):
+        return [_random_json(rng, depth + 1) for _ in range(rng.randrange(4))]
+    if kind == 10:
+        return tuple(_random_json(rng, depth + 1) for _ in range(rng.randrange(3)))
+    keys = ["a", "step", 3, 2.5, True, False, None, "\u00e9"]
+    return {rng.choice(keys): _random_json(rng, depth + 1) for _ in range(rng.randrange(5))}
+
+
+def test_analyze_json_text_is_json_dumps():
+    from mspti_trace import jsontext
+    rng = random.Random(SEED)
+    for _ in range(3000):
+        obj = _random_json(rng)
+        assert jsontext.dumps(obj) == json.dumps(obj, indent=1, default=str), repr(obj)
+    rows = {"steps": [{"rank": f"rank {r}", "step": s, "duration": s * 7, "x": s / 3} for r in range(2)
+                      for s in range(50)], "phase": None, "empty": [], "nested": {}}
+    assert jsontext.dumps(rows, indent=2) == json.dumps(rows, indent=2, default=str)
+
+
+def test_native_union_is_numpys():
+    from mspti_trace import intervals
+    rng = np.random.default_rng(SEED + 2)
+    for n in (0, 1, 5, 300, 50000):
+        start = rng.integers(-1000, 100 * n + 1000, n)
+        end = start + rng.integers(-5, 400, n)  # some empty or reversed: left out
+        for sel in (None, rng.random(n) < 0.5):
+            native = intervals.np_union(start, end, sel, native=True)
+            ref = intervals.np_union(start, end, sel, native=False)
+            assert native[0].tolist() == ref[0].tolist() and native[1].tolist() == ref[1].tolist(), n
+            if n >= 300:
+                assert 1 < len(ref[0]) < n  # some joined, some apart
