@@ -223,11 +223,10 @@ Task collective_enqueued(const CollectiveInfo &info) noexcept {
 }
 
 void task_executed(const Task &task, uint64_t start_ns, uint64_t end_ns) noexcept {
-    if (!task.on || vnpuHalChannelOn(task.deviceId, vnpu::hal::kChannelStarsSocLog) == 0) {
-        return;
+    if (task.on) {
+        // One call and one lock for both records; a stopped channel takes neither.
+        vnpuHalWriteTaskSpan(task.deviceId, task.streamId, task.taskId, start_ns, end_ns);
     }
-    vnpuHalWriteTaskLog(task.deviceId, task.streamId, task.taskId, 0, vnpuHalTicks(start_ns));
-    vnpuHalWriteTaskLog(task.deviceId, task.streamId, task.taskId, 1, vnpuHalTicks(end_ns));
 }
 
 Task trace_enqueued(uint32_t device_id, uint32_t stream_id, const void *data, int32_t length,
