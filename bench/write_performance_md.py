@@ -234,6 +234,49 @@ def kernel_section(results):
         "",
     ]
     lines += kernel_before_after_lines(results)
+    lines += kernel_side_by_side_lines(results)
+    return lines
+
+
+def kernel_side_by_side_lines(results):
+    """msPTI's library and ours on the KERNEL workload (bench/upstream/side_by_side.py --kernel-only)."""
+    d = read_json(results, "kernel_side_by_side.json")
+    if d is None:
+        return []
+    k = d["kernel"]
+    sides = ("msPTI", "ours")
+
+    def pct(r):
+        return f"{(r - 1) * 100:+.1f}%"
+
+    load = lambda avg: " / ".join(f"{x:.2f}" for x in avg)
+    lines = [
+        "**msPTI's library on the same workload** (`bench/upstream/side_by_side.py --kernel-only`): the KERNEL",
+        "workload above rebuilt from msPTI's public headers against each CANN tree, `build/ascend-upstream`",
+        "(msPTI's libmspti, built from `MSPTI_UPSTREAM_SOURCE`) and `build/ascend` (ours, the after commit),",
+        f"both preloaded; runs of {k['ours']['kernels_per_run']:,} kernels, each ended by `msptiActivityFlushAll`",
+        "until the client has read every record; "
+        f"{d['rounds']} rounds of the four runs in a rotated order (overhead: median of the per-round ratios).",
+        f"Load average: {load(d['load_before'])} before, {load(d['load_after'])} after.",
+        "",
+        "| statistic | msPTI's library | ours | ours at or under msPTI's |",
+        "|---|---|---|---|",
+        f"| records delivered per kernel | {k['msPTI']['records_per_kernel']:.4f} | {k['ours']['records_per_kernel']:.4f} | |",
+    ]
+    if all("instructions" in k[s] for s in sides):
+        added = {s: k[s]["instructions"]["collect"] - k[s]["instructions"]["baseline"] for s in sides}
+        lines.append(
+            "| user-space instructions added per kernel (callgrind, mean of two runs: each run) | "
+            + " | ".join(f"{added[s]:+,.0f} ({', '.join(f'{x:+,.0f}' for x in k[s]['instructions_added_runs'])})"
+                         for s in sides)
+            + f" | {verdict(added['ours'] <= added['msPTI'])} |")
+    cpu = {s: k[s]["cpu_ratio"] for s in sides}
+    lines += [
+        "| process CPU overhead, median of the rounds (interquartile range) | "
+        + " | ".join(f"{pct(cpu[s]['median'])} ({pct(cpu[s]['q1'])} to {pct(cpu[s]['q3'])})" for s in sides)
+        + f" | {verdict(cpu['ours']['median'] <= cpu['msPTI']['median'])} |",
+        "",
+    ]
     return lines
 
 

@@ -10,9 +10,11 @@ and python_delivery.py, each built against and run on one CANN tree: <build>/asc
 - Python per-record delivery: each library's own package, MstxMonitor mark callback.
 The machine's load (load average, before and after) is written down with the results.
 
-Usage: side_by_side.py <build dir> <out.json> [--doc docs/performance.md]
+Usage: side_by_side.py <build dir> <out.json> [--doc docs/performance.md] [--kernel-only]
 With --doc, the section of performance.md is rewritten from the results (write_performance_md.py's
 side_by_side_section); bench/run_benchmarks.sh runs this script and writes the whole file.
+With --kernel-only, only the KERNEL figures are measured (and no section is rewritten): written as
+kernel_side_by_side.json into kernel_before_after.py's OUT_DIR, the KERNEL section shows them.
 """
 import argparse
 import json
@@ -79,7 +81,7 @@ def quartiles(values):
     return {"median": statistics.median(values), "q1": q[0], "q3": q[2]}
 
 
-def measure(build_dir, rounds, python):
+def measure(build_dir, rounds, python, kernel_only=False):
     work = os.path.join(build_dir, "bench-results", "side_by_side")
     os.makedirs(work, exist_ok=True)
     cc = shutil.which("cc") or "gcc"
@@ -111,6 +113,14 @@ def measure(build_dir, rounds, python):
             "wall_ratio": quartiles([c["loop_wall_ns"] / b["loop_wall_ns"] for b, c in zip(base, coll)]),
         }
 
+    if kernel_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            if shutil.which("valgrind"):
+                for side in SIDES:
+                    kernel_instructions(result, side, built[side][0], envs[side], tmp)
+        result["load_after"] = os.getloadavg()
+        return result
+
     # Markers: wall time per call, runs of a million interleaved.
     marks = 1_000_000
     mark_runs = {(side, mode): [] for side in SIDES for mode in ("off", "on")}
@@ -130,13 +140,7 @@ def measure(build_dir, rounds, python):
         if shutil.which("valgrind"):
             for side in SIDES:
                 exe = built[side][0]
-                # Twice: the two slopes show how far the count moves between runs (the libraries' threads
-                # wake on timers, which callgrind's slowed-down run fires more often per kernel).
-                runs_k = [{mode: slope(lambda n, mode=mode: [exe, "kernel", mode, str(n)], 4, 20, envs[side], tmp)
-                           / 256 for mode in ("baseline", "collect")} for _ in range(2)]
-                result["kernel"][side]["instructions"] = {
-                    mode: statistics.mean(r[mode] for r in runs_k) for mode in ("baseline", "collect")}
-                result["kernel"][side]["instructions_added_runs"] = [r["collect"] - r["baseline"] for r in runs_k]
+                kernel_instructions(result, side, exe, envs[side], tmp)
                 m = {mode: slope(lambda n, mode=mode: [exe, "mark", mode, str(n)], 20_000, 100_000, envs[side], tmp)
                      for mode in ("off", "on")}
                 result["mark"][side]["instructions"] = m
@@ -156,6 +160,17 @@ def measure(build_dir, rounds, python):
                                "package": ds[0]["package"]} for side, ds in deliveries.items()}
     result["load_after"] = os.getloadavg()
     return result
+
+
+def kernel_instructions(result, side, exe, env, tmp):
+    """KERNEL instructions per kernel of one side, twice: the two slopes show how far the count moves
+    between runs (the libraries' threads wake on timers, which callgrind's slowed-down run fires more
+    often per kernel)."""
+    runs_k = [{mode: slope(lambda n, mode=mode: [exe, "kernel", mode, str(n)], 4, 20, env, tmp)
+               / 256 for mode in ("baseline", "collect")} for _ in range(2)]
+    result["kernel"][side]["instructions"] = {
+        mode: statistics.mean(r[mode] for r in runs_k) for mode in ("baseline", "collect")}
+    result["kernel"][side]["instructions_added_runs"] = [r["collect"] - r["baseline"] for r in runs_k]
 
 
 def splice(doc, section_lines, notes_first_line):
@@ -183,16 +198,17 @@ def main():
     parser.add_argument("--doc")
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--python", default="/usr/bin/python3")
+    parser.add_argument("--kernel-only", action="store_true", help="the KERNEL figures only; no --doc")
     args = parser.parse_args()
     build_dir = os.path.abspath(args.build)
     if not os.path.exists(os.path.join(build_dir, "ascend-upstream", "lib64", "libmspti.so")):
         print("side_by_side: no msPTI library in the build (configure with MSPTI_UPSTREAM_SOURCE); skipped",
               file=sys.stderr)
         return 0
-    result = measure(build_dir, args.rounds, args.python)
+    result = measure(build_dir, args.rounds, args.python, args.kernel_only)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
-    if args.doc:
+    if args.doc and not args.kernel_only:
         sys.path.insert(0, os.path.dirname(HERE))
         import write_performance_md as w
         notes = os.path.join(os.path.dirname(os.path.abspath(args.doc)), "performance-notes.md")

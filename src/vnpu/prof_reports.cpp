@@ -56,10 +56,33 @@ uint64_t host_offset() {
     return best;
 }
 
-uint32_t thread_id() {
-    thread_local const auto tid = static_cast<uint32_t>(syscall(SYS_gettid));
-    return tid;
+// A task's hash id and type id, asked for once per thread and pair of names, as CANN's runtime keeps
+// them with the kernel rather than asking per launch. Both names are static storage, so the pointers
+// identify them. A hash id is the registered profiler's answer (callback 12): it is asked again once
+// any callback was registered since (the gate's count).
+struct TaskIds {
+    const char *name = nullptr;
+    const char *type = nullptr;
+    uint64_t callbacks = 0;
+    uint64_t hash = 0;
+    uint16_t typeId = 0;
+};
+
+// One thread_local for the thread id and the ids: one TLS lookup per track report.
+struct ThreadState {
+    uint32_t tid = 0;
+    TaskIds ids[16];
+};
+thread_local ThreadState t_state;
+
+uint32_t thread_id(ThreadState &t) {
+    if (t.tid == 0) {
+        t.tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    }
+    return t.tid;
 }
+
+uint32_t thread_id() { return thread_id(t_state); }
 
 // Type ids registered with MsprofRegTypeInfo, one id space per (level, first id). Callers pass the
 // same static names again and again: a per-thread cache answers those with no lock and no allocation
@@ -131,18 +154,26 @@ Task new_task(uint32_t device_id, uint32_t stream_id) {
     return t;
 }
 
-void send_track(const Task &t, uint16_t task_type_level_id, const char *name) {
+// `name` and `type`: static storage (see TaskIds).
+void send_track(const Task &t, const char *type, const char *name) {
+    ThreadState &ts = t_state;
+    const uint64_t callbacks = gate().callbacks.load(std::memory_order_acquire);
+    const auto v = reinterpret_cast<uintptr_t>(name);
+    TaskIds &ids = ts.ids[((v >> 4) ^ (v >> 10)) & 15];
+    if (ids.name != name || ids.type != type || ids.callbacks != callbacks) {
+        ids = TaskIds{name, type, callbacks, hash_id(name), static_cast<uint16_t>(type_id(pa::kLevelRuntime, 1, type))};
+    }
     pa::MsprofCompactInfo c;
     c.level = pa::kLevelRuntime;
     c.type = pa::kTypeTaskTrack;
-    c.threadId = thread_id();
+    c.threadId = thread_id(ts);
     c.dataLen = sizeof(pa::MsprofRuntimeTrack);
     c.timeStamp = MsprofSysCycleTime();
     c.data.runtimeTrack.deviceId = static_cast<uint16_t>(t.deviceId);
     c.data.runtimeTrack.streamId = static_cast<uint16_t>(t.streamId);
     c.data.runtimeTrack.taskInfo = t.taskId;
-    c.data.runtimeTrack.taskType = task_type_level_id;
-    c.data.runtimeTrack.kernelName = hash_id(name);
+    c.data.runtimeTrack.taskType = ids.typeId;
+    c.data.runtimeTrack.kernelName = ids.hash;
     MsprofReportCompactInfo(kAgingOn, &c, sizeof c);
 }
 
@@ -188,7 +219,7 @@ Task kernel_enqueued(const KernelInfo &info) noexcept {
     }
     Task t = new_task(info.deviceId, info.streamId);
     if (track) {
-        send_track(t, static_cast<uint16_t>(type_id(pa::kLevelRuntime, 1, info.type)), info.name);
+        send_track(t, info.type, info.name);
     }
     return t;
 }
@@ -203,7 +234,7 @@ Task collective_enqueued(const CollectiveInfo &info) noexcept {
     }
     Task t = new_task(info.deviceId, info.streamId);
     if (track) {
-        send_track(t, static_cast<uint16_t>(type_id(pa::kLevelRuntime, 1, kHcclTaskType)), info.opName);
+        send_track(t, kHcclTaskType, info.opName);
     }
     if ((compact & pa::kSwitchHcclTrace) != 0) {
         pa::MsprofCompactInfo c;
@@ -223,11 +254,10 @@ Task collective_enqueued(const CollectiveInfo &info) noexcept {
 }
 
 void task_executed(const Task &task, uint64_t start_ns, uint64_t end_ns) noexcept {
-    if (!task.on || vnpuHalChannelOn(task.deviceId, vnpu::hal::kChannelStarsSocLog) == 0) {
-        return;
+    if (task.on) {
+        // One call and one lock for both records; a stopped channel takes neither.
+        vnpuHalWriteTaskSpan(task.deviceId, task.streamId, task.taskId, start_ns, end_ns);
     }
-    vnpuHalWriteTaskLog(task.deviceId, task.streamId, task.taskId, 0, vnpuHalTicks(start_ns));
-    vnpuHalWriteTaskLog(task.deviceId, task.streamId, task.taskId, 1, vnpuHalTicks(end_ns));
 }
 
 Task trace_enqueued(uint32_t device_id, uint32_t stream_id, const void *data, int32_t length,

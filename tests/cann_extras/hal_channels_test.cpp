@@ -96,6 +96,33 @@ TEST(HalChannels, AStoppedChannelTakesNoRecord) {
     EXPECT_EQ(prof_channel_poll(out, 6, 1), kProfStoppedAlready);  // nothing started anywhere
 }
 
+// A task's two records go in together or not at all: a ring with room for one record takes neither.
+TEST(HalChannels, ATaskSpanIsWrittenWholeOrDropped) {
+    constexpr uint32_t kDevice = 2;
+    constexpr uint32_t kRingRecords = 32768;  // 2 MiB of 64-byte records
+    start(kDevice, kChannelStarsSocLog);
+    for (uint32_t i = 0; i + 1 < kRingRecords; ++i) {
+        ASSERT_EQ(vnpuHalWriteTaskLog(kDevice, 1, i, 0, i), 0);
+    }
+    const uint64_t dropped = vnpuHalChannelDropped(kDevice, kChannelStarsSocLog);
+    EXPECT_EQ(vnpuHalWriteTaskSpan(kDevice, 1, 7, 1000, 2000), -1);
+    EXPECT_EQ(vnpuHalChannelDropped(kDevice, kChannelStarsSocLog), dropped + 2);
+    EXPECT_EQ(vnpuHalWriteTaskLog(kDevice, 1, 8, 0, 5), 0);  // the one record's room was kept
+    const std::vector<char> all = drain(kDevice, kChannelStarsSocLog);
+    ASSERT_EQ(all.size(), 64U * kRingRecords);
+    EXPECT_EQ(at<uint16_t>(all.data() + all.size() - 64, 6), 8);  // the last record is task 8's begin
+    ASSERT_EQ(vnpuHalWriteTaskSpan(kDevice, 3, 9, 1000, 2000), 0);
+    const std::vector<char> span = drain(kDevice, kChannelStarsSocLog);
+    ASSERT_EQ(span.size(), 128U);
+    for (size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(at<uint16_t>(span.data() + 64 * i, 0) & 0x3f, i);  // begin, then end
+        EXPECT_EQ(at<uint16_t>(span.data() + 64 * i, 4), 3);
+        EXPECT_EQ(at<uint16_t>(span.data() + 64 * i, 6), 9);
+    }
+    EXPECT_LT(at<uint64_t>(span.data(), 8), at<uint64_t>(span.data() + 64, 8));
+    ASSERT_EQ(prof_stop(kDevice, kChannelStarsSocLog), 0);
+}
+
 TEST(HalChannels, ConcurrentWritersEveryRecordReadOnceWhole) {
     start(kDev, kChannelStarsSocLog);
     constexpr int kWriters = 4;

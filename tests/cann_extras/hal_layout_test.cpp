@@ -22,8 +22,10 @@ struct Records {
     std::vector<char> tsfw;
 };
 
-// In a child with VNPU_CHIP=chip: one task begin/end and one step trace, read back; sent over a pipe.
-Records produce(const char *chip) {
+// In a child with VNPU_CHIP=chip: one task begin/end (two vnpuHalWriteTaskLog calls, or one
+// vnpuHalWriteTaskSpan at the CLOCK_MONOTONIC times of the same ticks) and one step trace, read back;
+// sent over a pipe.
+Records produce(const char *chip, bool span = false) {
     int fds[2];
     EXPECT_EQ(pipe(fds), 0);
     pid_t pid = fork();
@@ -36,8 +38,13 @@ Records produce(const char *chip) {
         para.userDataSize = sizeof config;
         prof_drv_start(0, kChannelStarsSocLog, &para);
         prof_drv_start(0, kChannelTsFw, &para);
-        vnpuHalWriteTaskLog(0, 5, 0x1234, 0, 1000);
-        vnpuHalWriteTaskLog(0, 5, 0x1234, 1, 2000);
+        if (span) {
+            constexpr uint64_t kNsPerTick = 1000000 / kTicksPerMs;  // the default clock, no offset
+            vnpuHalWriteTaskSpan(0, 5, 0x1234, 1000 * kNsPerTick, 2000 * kNsPerTick);
+        } else {
+            vnpuHalWriteTaskLog(0, 5, 0x1234, 0, 1000);
+            vnpuHalWriteTaskLog(0, 5, 0x1234, 1, 2000);
+        }
         vnpuHalWriteStepTrace(0, 6, 0x4321, 77, 3, 11, 3000);
         int64_t version = 0;
         halGetDeviceInfo(0, 0, kInfoVersion, &version);
@@ -122,6 +129,16 @@ TEST(HalLayout, ChipV6Has32ByteSocLogs) {
     EXPECT_EQ(at<uint16_t>(r.tsfw, 32), 11);  // tagId
     EXPECT_EQ(at<uint16_t>(r.tsfw, 34), 6);  // streamId
     EXPECT_EQ(at<uint32_t>(r.tsfw, 36), 0x4321U);
+}
+
+// One task's begin and end written with one call: the same bytes as the two records written apart.
+TEST(HalLayout, ATaskSpanIsItsTwoRecords) {
+    for (const char *chip : {"", "310B", "V6"}) {
+        SCOPED_TRACE(chip);
+        const Records apart = produce(chip), span = produce(chip, true);
+        EXPECT_EQ(span.soclog, apart.soclog);
+    }
+    expect_910b_like(produce("", true), 5);
 }
 
 TEST(HalLayout, AnUnknownChipIsNamedAndFallsBackTo910B) { expect_910b_like(produce("910Z"), 5); }

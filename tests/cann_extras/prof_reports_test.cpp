@@ -231,6 +231,34 @@ TEST_F(ProfReports, KernelTrackMatchesDeviceRecords) {
     EXPECT_LE(at<uint64_t>(soc, 8), at<uint64_t>(soc, 72));
 }
 
+// A kernel's name is hashed once per thread (as CANN's runtime keeps the id with the kernel), and
+// again by the profiler registered since: every track carries the id the current callback gave.
+std::atomic<int> g_otherHashCalls{0};
+uint64_t onOtherHash(const char *text, size_t len) {
+    ++g_otherHashCalls;
+    return onHash(text, len) ^ 0x5a5a5a5aULL;
+}
+
+TEST_F(ProfReports, AKernelNameIsHashedOncePerProfiler) {
+    reg(kGetHashIdC, reinterpret_cast<void *>(&onOtherHash));
+    reg(kRegTypeInfoC, reinterpret_cast<void *>(&onType));
+    reg(kReportCompact, reinterpret_cast<void *>(&onCompact));
+    command(kCommandStart, 0x4000800);
+    g_otherHashCalls = 0;
+    for (int i = 0; i < 3; ++i) runAdd();
+    EXPECT_EQ(g_otherHashCalls.load(), 1);  // the runs' one kernel name, on this thread
+    reg(kGetHashIdC, reinterpret_cast<void *>(&onHash));  // another profiler's ids from now on
+    for (int i = 0; i < 2; ++i) runAdd();
+    EXPECT_EQ(g_otherHashCalls.load(), 1);
+    const std::string axpy = "Axpy_233851a3505389e43928a8bba133a74d_high_performance_210000000";
+    const uint64_t first = std::hash<std::string>()(axpy) ^ 0x5a5a5a5aULL, second = std::hash<std::string>()(axpy);
+    std::lock_guard<std::mutex> lock(g.mu);
+    std::vector<uint64_t> ids;
+    for (const auto &c : g.compacts)
+        if (c.level == kLevelRuntime && c.type == kTypeTaskTrack) ids.push_back(c.data.runtimeTrack.kernelName);
+    EXPECT_EQ(ids, (std::vector<uint64_t>{first, first, first, second, second}));
+}
+
 TEST_F(ProfReports, AclAndRuntimeApisCarryRegisteredTypes) {
     reg(kGetHashIdC, reinterpret_cast<void *>(&onHash));
     reg(kRegTypeInfoC, reinterpret_cast<void *>(&onType));

@@ -292,6 +292,67 @@ TEST(ChannelDecoder, RecordsSplitAcrossReadsAreReassembled) {
     }
 }
 
+// A begin followed by its own end comes as one span; any other order, one record at a time. The sink
+// sees the same times either way (the default span is its two records).
+struct SpanCollector : Collector {
+    std::vector<std::pair<Time, Time>> spans;
+    void on_task_span(const TaskTime &b, const TaskTime &e) override {
+        std::lock_guard<std::mutex> lock(mu);
+        spans.emplace_back(Time(b.device, b.stream, b.task, b.has_stream, b.begin, b.ticks, b.ffts, b.sub_task),
+                           Time(e.device, e.stream, e.task, e.has_stream, e.begin, e.ticks, e.ffts, e.sub_task));
+    }
+};
+
+TEST(ChannelDecoder, ABeginNextToItsEndIsOneSpan) {
+    for (uint32_t chip : kChips) {
+        SCOPED_TRACE(chip_name(chip));
+        const bool v6 = chip == cann::kChipV6;
+        const uint32_t s = v6 ? 0 : 7;
+        std::string bytes = soc_record(chip, 0, 7, 1, 10) + soc_record(chip, 1, 7, 1, 20) +  // a span
+                            soc_record(chip, 0, 7, 2, 30) + soc_record(chip, 0, 7, 3, 31) +  // interleaved
+                            soc_record(chip, 1, 7, 2, 40) + soc_record(chip, 1, 7, 3, 41) +
+                            soc_record(chip, 1, 7, 5, 50) + soc_record(chip, 0, 7, 5, 51) +  // end before begin
+                            soc_record(chip, 0, 7, 6, 60) + soc_record(chip, 1, 8, 6, 61);  // another stream
+        SpanCollector c;
+        ChannelDecoder d(4, chip, cann::kChannelStarsSocLog);
+        d.feed(bytes.data(), bytes.size(), c);
+        const Time b1(4, s, 1, !v6, true, 10, false, 0), e1(4, s, 1, !v6, false, 20, false, 0);
+        std::vector<std::pair<Time, Time>> spans{{b1, e1}};
+        if (v6) spans.emplace_back(Time(4, 0, 6, false, true, 60, false, 0), Time(4, 0, 6, false, false, 61, false, 0));
+        EXPECT_EQ(c.spans, spans);
+        EXPECT_EQ(c.times.size(), v6 ? 6u : 8u);
+        EXPECT_EQ(d.counts().records, 10u);
+        // The same bytes cut between a begin and its end: two records, the same times.
+        SpanCollector cut;
+        ChannelDecoder d2(4, chip, cann::kChannelStarsSocLog);
+        const size_t one = record_size(chip, cann::kChannelStarsSocLog);
+        d2.feed(bytes.data(), one, cut);
+        d2.feed(bytes.data() + one, bytes.size() - one, cut);
+        EXPECT_TRUE(cut.spans.empty() || cut.spans.front().first != b1);
+        ASSERT_GE(cut.times.size(), 2u);
+        EXPECT_EQ(cut.times[0], b1);
+        EXPECT_EQ(cut.times[1], e1);
+    }
+}
+
+TEST(ChannelDecoder, FftsPlusBeginAndEndAreNeverASpan) {
+    FftsLog910 r{};
+    r.funcType = 0b100010;
+    r.streamId = 12;
+    r.taskId = 99;
+    r.timestamp = 777;
+    std::string bytes;
+    append(bytes, r);
+    r.funcType = 0b100011;
+    r.timestamp = 888;
+    append(bytes, r);
+    SpanCollector c;
+    ChannelDecoder d(1, cann::kChip910B, cann::kChannelStarsSocLog);
+    d.feed(bytes.data(), bytes.size(), c);
+    EXPECT_TRUE(c.spans.empty());
+    EXPECT_EQ(c.times.size(), 2u);
+}
+
 TEST(ChannelDecoder, ShortInputWaitsAndResetDropsTheRemainder) {
     std::string bytes = soc_record(5, 0, 1, 1, 1);
     Collector c;

@@ -145,6 +145,12 @@ uint64_t vnpuHalTicks(uint64_t monoNs);
 int vnpuHalChannelOn(uint32_t deviceId, uint32_t channelId);
 /** Writes a STARS task begin (funcType 0) or end (1) record in the chip's layout. 0, or -1 when dropped. */
 int vnpuHalWriteTaskLog(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint32_t funcType, uint64_t ticks);
+/**
+ * Writes a task's STARS begin and end records (at CLOCK_MONOTONIC times beginNs and endNs) in the chip's
+ * layout, next to each other with one lock: the bytes of vnpuHalWriteTaskLog's two calls, at the cost
+ * of one. Both, or neither (-1) when the ring has no room for both or the channel is stopped; 0 else.
+ */
+int vnpuHalWriteTaskSpan(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint64_t beginNs, uint64_t endNs);
 /** Writes a TS-FW step-trace record in the chip's layout. 0, or -1 when dropped. */
 int vnpuHalWriteStepTrace(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint64_t indexId, uint64_t modelId,
                           uint16_t tagId, uint64_t ticks);

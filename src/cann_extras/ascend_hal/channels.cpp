@@ -90,7 +90,8 @@ void signal(Channel &c) {
     all.pollCv.notify_all();
 }
 
-int write_record(uint32_t dev, uint32_t ch, const void *record, size_t len) {
+// Writes `len` bytes holding `records` whole records, all or none (a full ring drops them all).
+int write_record(uint32_t dev, uint32_t ch, const void *record, size_t len, uint64_t records = 1) {
     Channel *c = find(dev, ch);
     if (c == nullptr || !c->on.load(std::memory_order_acquire)) {
         return -1;
@@ -99,7 +100,7 @@ int write_record(uint32_t dev, uint32_t ch, const void *record, size_t len) {
     {
         std::lock_guard<std::mutex> lock(c->mu);
         if (c->ring.empty() || c->ring.size() - c->size < len) {
-            c->dropped.fetch_add(1, std::memory_order_relaxed);
+            c->dropped.fetch_add(records, std::memory_order_relaxed);
             return -1;
         }
         size_t tail = (c->head + c->size) % c->ring.size();
@@ -315,6 +316,30 @@ HAL_EXPORT int vnpuHalWriteTaskLog(uint32_t deviceId, uint32_t streamId, uint32_
     r.taskId = static_cast<uint16_t>(taskId);
     r.timestamp = ticks;
     return write_record(deviceId, kChannelStarsSocLog, &r, sizeof r);
+}
+
+HAL_EXPORT int vnpuHalWriteTaskSpan(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint64_t beginNs,
+                                    uint64_t endNs) {
+    // Built on the stack and copied under the ring's lock once: a task costs one lock, not two.
+    if (vnpuHalChipId() == kChipV6) {
+        StarsSocLogV6 r[2]{};
+        for (uint32_t i = 0; i < 2; ++i) {
+            r[i].funcType = i;
+            r[i].taskId = taskId;
+        }
+        r[0].timestamp = vnpuHalTicks(beginNs);
+        r[1].timestamp = vnpuHalTicks(endNs);
+        return write_record(deviceId, kChannelStarsSocLog, r, sizeof r, 2);
+    }
+    StarsSocLog r[2]{};
+    for (uint32_t i = 0; i < 2; ++i) {
+        r[i].funcType = i;
+        r[i].streamId = static_cast<uint16_t>(streamId);
+        r[i].taskId = static_cast<uint16_t>(taskId);
+    }
+    r[0].timestamp = vnpuHalTicks(beginNs);
+    r[1].timestamp = vnpuHalTicks(endNs);
+    return write_record(deviceId, kChannelStarsSocLog, r, sizeof r, 2);
 }
 
 HAL_EXPORT int vnpuHalWriteStepTrace(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint64_t indexId,

@@ -145,6 +145,7 @@ PROFAPI_EXPORT int32_t MsprofRegisterProfileCallback(int32_t callbackType, void 
     {
         std::lock_guard<std::mutex> lock(s.mu);
         s.callbacks[callbackType].store(callback, std::memory_order_release);
+        s.gate.callbacks.fetch_add(1, std::memory_order_release);
         update_gate(s);
     }
     if (callbackType == kRegTypeInfoC) {

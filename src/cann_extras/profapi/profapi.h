@@ -138,6 +138,9 @@ static_assert(sizeof(ProfSetDevPara) == 12, "ProfSetDevPara is 12 bytes");
 struct Gate {
     std::atomic<uint64_t> api{0};  ///< for MsprofReportApi (callback 9)
     std::atomic<uint64_t> compact{0};  ///< for MsprofReportCompactInfo (callback 4)
+    /// Goes up with every callback registration: a hash id the runtime kept from MsprofGetHashId is
+    /// the profiler's answer only while this is what it was when the id was asked for.
+    std::atomic<uint64_t> callbacks{0};
 };
 
 }  // namespace vnpu::profapi

@@ -219,7 +219,24 @@ public:
             e.start_ticks = t.ticks;
             return;
         }
-        const uint64_t start = device_epoch(t.device, e.start_ticks), end = device_epoch(t.device, t.ticks);
+        finish(at, key, e, t.device, e.start_ticks, t.ticks);
+    }
+
+    // The decoder saw the end right after the begin (never FFTS+): one lookup for both.
+    void on_task_span(const TaskTime &begin, const TaskTime &end) override {
+        const uint64_t key = task_key(begin.device, begin.stream, begin.task, chip_of(begin.device));
+        uint64_t at = tasks.find(key);
+        if (at == Tasks::kNone) {
+            unmatched.fetch_add(2, std::memory_order_relaxed);  // as its two records one at a time
+            return;
+        }
+        finish(at, key, tasks.value(at), begin.device, begin.ticks, end.ticks);
+    }
+
+    // The task's record from its entry and device times; frees the entry.
+    void finish(uint64_t at, uint64_t key, const TaskEntry &e, uint32_t device, uint64_t start_ticks,
+                uint64_t end_ticks) {
+        const uint64_t start = device_epoch(device, start_ticks), end = device_epoch(device, end_ticks);
         if (e.comm) {
             msptiActivityCommunication r{};
             r.kind = MSPTI_ACTIVITY_KIND_COMMUNICATION;

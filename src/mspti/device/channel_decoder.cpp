@@ -34,6 +34,11 @@ void ChannelDecoder::feed(const void *data, size_t n, ChannelSink &sink) {
         decode(partial_, sink);
         pending_ = 0;
     }
+    if (channel_ == kChannelStarsSocLog) {
+        const size_t used = feed_soc_logs(p, n, sink);
+        p += used;
+        n -= used;
+    }
     for (; n >= size_; p += size_, n -= size_) decode(p, sink);
     std::memcpy(partial_, p, n);
     pending_ = n;
@@ -46,23 +51,17 @@ void ChannelDecoder::decode(const unsigned char *record, ChannelSink &sink) {
         decode_step_trace(record, sink);
 }
 
-void ChannelDecoder::decode_soc_log(const unsigned char *r, ChannelSink &sink) {
+bool ChannelDecoder::soc_log(const unsigned char *r, TaskTime &t) const {
     uint16_t func = load<uint16_t>(r, SocLogLayout::kHeader) & 0x3f;
-    TaskTime t;
     t.device = device_;
     if (chip_ == kChipV6) {
-        if (func != kFuncBegin && func != kFuncEnd) {
-            ++counts_.skipped;
-            return;
-        }
+        if (func != kFuncBegin && func != kFuncEnd) return false;
         t.has_stream = false;
         t.task = load<uint32_t>(r, SocLogV6Layout::kTask);
         t.ticks = load<uint64_t>(r, SocLogV6Layout::kTimestamp);
     } else {
-        if (func != kFuncBegin && func != kFuncEnd && func != kFuncFftsStart && func != kFuncFftsEnd) {
-            ++counts_.skipped;  // other SoC logs share the channel
-            return;
-        }
+        // Other SoC logs share the channel.
+        if (func != kFuncBegin && func != kFuncEnd && func != kFuncFftsStart && func != kFuncFftsEnd) return false;
         t.stream = load<uint16_t>(r, SocLogLayout::kStream);
         t.task = load<uint16_t>(r, SocLogLayout::kTask);
         t.ticks = load<uint64_t>(r, SocLogLayout::kTimestamp);
@@ -70,8 +69,44 @@ void ChannelDecoder::decode_soc_log(const unsigned char *r, ChannelSink &sink) {
         if (t.ffts) t.sub_task = load<uint16_t>(r, SocLogLayout::kSubTaskId);
     }
     t.begin = func == kFuncBegin || func == kFuncFftsStart;
+    return true;
+}
+
+void ChannelDecoder::decode_soc_log(const unsigned char *r, ChannelSink &sink) {
+    TaskTime t;
+    if (!soc_log(r, t)) {
+        ++counts_.skipped;
+        return;
+    }
     ++counts_.records;
     sink.on_task_time(t);
+}
+
+size_t ChannelDecoder::feed_soc_logs(const unsigned char *p, size_t n, ChannelSink &sink) {
+    const unsigned char *const from = p;
+    while (n >= size_) {
+        TaskTime t;
+        if (!soc_log(p, t)) {
+            ++counts_.skipped;
+            p += size_;
+            n -= size_;
+            continue;
+        }
+        TaskTime end;
+        if (t.begin && !t.ffts && n >= 2 * size_ && soc_log(p + size_, end) && !end.begin && !end.ffts &&
+            end.task == t.task && end.stream == t.stream) {
+            counts_.records += 2;
+            sink.on_task_span(t, end);
+            p += 2 * size_;
+            n -= 2 * size_;
+            continue;
+        }
+        ++counts_.records;
+        sink.on_task_time(t);
+        p += size_;
+        n -= size_;
+    }
+    return static_cast<size_t>(p - from);
 }
 
 void ChannelDecoder::decode_step_trace(const unsigned char *r, ChannelSink &sink) {

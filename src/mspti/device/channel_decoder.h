@@ -37,6 +37,12 @@ class ChannelSink {
 public:
     virtual ~ChannelSink() = default;
     virtual void on_task_time(const TaskTime &t) = 0;
+    /// A task's begin and its end, when the channel gave them next to each other (as the virtual device
+    /// writes them): one lookup of the task serves both. By default, the two records one at a time.
+    virtual void on_task_span(const TaskTime &begin, const TaskTime &end) {
+        on_task_time(begin);
+        on_task_time(end);
+    }
     virtual void on_step_trace(const StepTrace &s) = 0;
 };
 
@@ -72,6 +78,10 @@ public:
 private:
     void decode(const unsigned char *record, ChannelSink &sink);
     void decode_soc_log(const unsigned char *r, ChannelSink &sink);
+    // The task begin or end in SoC log `r`; false for other logs (not counted here).
+    bool soc_log(const unsigned char *r, TaskTime &t) const;
+    // Whole SoC logs from `p`: a begin followed by its own end goes to the sink as one span. The bytes used.
+    size_t feed_soc_logs(const unsigned char *p, size_t n, ChannelSink &sink);
     void decode_step_trace(const unsigned char *r, ChannelSink &sink);
 
     static constexpr size_t kMaxRecord = 64;

@@ -1,5 +1,6 @@
 #include "device/hal_channel_reader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <vector>
@@ -15,10 +16,15 @@ constexpr unsigned int kSamplePeriodMs = 20;
 constexpr unsigned int kRealTime = 1;
 constexpr int kPollTimeoutS = 1;
 constexpr int kProfStoppedAlready = -4;
-// After reading, the poll thread lets the channels fill this long before it polls again: a device
+// After reading, the poll thread lets the channels fill for a while before it polls again: a device
 // that finishes a kernel every few microseconds then costs one wake-up and one read per interval,
 // not per kernel (a flush reads at once, on its caller's thread, whatever the poll thread does).
-constexpr auto kReadInterval = std::chrono::milliseconds(1);
+// The interval starts at 1 ms and doubles, up to 8 ms, while a round of reads gets less than one
+// read's buffer: a trickle of records costs few wake-ups. A round that fills a buffer brings it back
+// to 1 ms. At 8 ms the virtual driver's 2 MiB ring holds what a device finishing a kernel every
+// microsecond writes in twice that time.
+constexpr auto kMinReadInterval = std::chrono::milliseconds(1);
+constexpr auto kMaxReadInterval = std::chrono::milliseconds(8);
 
 uint64_t mono_ns() {
     timespec ts{};
@@ -183,6 +189,7 @@ void HalChannelReader::flush_channel(uint32_t device, uint32_t channel, Channel 
 
 void HalChannelReader::poll_main(uint64_t generation) {
     ProfPollInfo info[2 * kMaxDevices];
+    auto interval = kMinReadInterval;
     // A later generation's poller replaces this one (stopped, then started again before it left).
     while (on_count_.load(std::memory_order_acquire) != 0 &&
            generation_.load(std::memory_order_acquire) == generation) {
@@ -197,14 +204,27 @@ void HalChannelReader::poll_main(uint64_t generation) {
             read_errors_.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
+        uint64_t got = 0;
         for (int i = 0; i < n && i < static_cast<int>(2 * kMaxDevices); ++i) {
             Channel *c = find(info[i].deviceId, info[i].channelId);
             if (c == nullptr || !c->on.load(std::memory_order_acquire)) continue;
             std::lock_guard<std::mutex> lock(parse_);
-            drain(info[i].deviceId, info[i].channelId, *c);
+            got += drain(info[i].deviceId, info[i].channelId, *c);
         }
-        if (n > 0) std::this_thread::sleep_for(kReadInterval);
+        if (n > 0) {
+            interval = got >= kReadBytes ? kMinReadInterval : std::min(interval * 2, kMaxReadInterval);
+            nap(generation, interval);
+        }
     }
+}
+
+void HalChannelReader::nap(uint64_t generation, std::chrono::milliseconds interval) {
+    // Woken early by the last channel's stop, so that stopping never waits for the interval.
+    std::unique_lock<std::mutex> lock(nap_mu_);
+    nap_cv_.wait_for(lock, interval, [&] {
+        return on_count_.load(std::memory_order_acquire) == 0 ||
+               generation_.load(std::memory_order_acquire) != generation;
+    });
 }
 
 void HalChannelReader::flush() {
@@ -231,7 +251,11 @@ void HalChannelReader::stop(uint32_t device, uint32_t channel) {
         c->on.store(false, std::memory_order_release);
         if (hal_.prof_stop != nullptr) hal_.prof_stop(device, channel);
         if (on_count_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            generation_.fetch_add(1, std::memory_order_acq_rel);
+            {
+                std::lock_guard<std::mutex> hold(nap_mu_);  // a napping poller sees the change before it waits
+                generation_.fetch_add(1, std::memory_order_acq_rel);
+            }
+            nap_cv_.notify_all();
             leaving = std::move(poller_);
         }
     }
@@ -285,6 +309,8 @@ void HalChannelReader::forget_after_fork() {
         }
     new (&control_) std::mutex;
     new (&parse_) std::mutex;
+    new (&nap_mu_) std::mutex;
+    new (&nap_cv_) std::condition_variable;
     on_count_.store(0, std::memory_order_relaxed);
 }
 

@@ -1,17 +1,18 @@
 // Reads the driver's profiling channels (libascend_hal.so): starts STARS SoC log (50) and TS-FW (44)
 // per device with the configuration msPTI uses, polls them on one thread of its own, reads, and hands
 // the bytes to each channel's ChannelDecoder, whose records go to a ChannelSink. After a read the
-// poll thread waits 1 ms before it polls again, so a busy device's records are read in batches, not
-// with a wake-up per kernel. Channels are read and parsed under one lock, so flush() (on the
-// caller's thread: the device flushes and says how many bytes are left, then the channel is read
-// until that many were read, waiting for data still on its way, and on until empty) returns only
-// once everything the device had written is parsed: unlike msPTI, where a flush counts as done once
-// data is read. Device ticks convert through DeviceClocks, set from the device's counter and frequency
+// poll thread waits 1 ms before it polls again (up to 8 ms while records only trickle in), so a
+// busy device's records are read in batches, not with a wake-up per kernel. Channels are read and
+// parsed under one lock, so flush() (on the caller's thread: the device flushes and says how many
+// bytes are left, then the channel is read until that many were read, waiting for data still on its
+// way, and on until empty) returns only once everything the device had written is parsed: unlike
+// msPTI, where a flush counts as done once data is read. Device ticks convert through DeviceClocks, set from the device's counter and frequency
 // when its first channel starts.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -87,6 +88,7 @@ private:
     void flush_channel(uint32_t device, uint32_t channel, Channel &c);  // caller holds parse_
     void sync_clock(uint32_t device);
     void poll_main(uint64_t generation);
+    void nap(uint64_t generation, std::chrono::milliseconds interval);  // the wait between reads
 
     HalApi hal_;
     ChannelSink &sink_;
@@ -97,6 +99,8 @@ private:
     // whichever thread (poller or flusher) parses them.
     std::mutex parse_;
     std::thread poller_;
+    std::mutex nap_mu_;  // with nap_cv_: the poller's wait between reads, cut short by the last stop
+    std::condition_variable nap_cv_;
     std::atomic<uint32_t> on_count_{0};
     std::atomic<uint64_t> generation_{0};
     std::atomic<uint64_t> read_errors_{0};
