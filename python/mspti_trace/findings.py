@@ -129,19 +129,21 @@ def analyze(run, step=None):
     slow = wt.slow_rank(waits, threshold)
     link_rows = wt.links(insts)
     slow_links = wt.slow_links(link_rows, threshold)
-    if slow is not None:
-        # The rank the others wait for arrives last, and on a loaded machine its own transit after
-        # that comes out longer too (a phase-slowed rank at load 14: +4.8 ms of transit against a
-        # median wait caused of 23.8 ms). Its link is slow only when the extra transit is at least
-        # the wait it causes; a slowed link alone is far beyond (+21.7 ms, nobody late).
-        slow_links = [r for r in slow_links if r["rank"] != slow[0]
-                      or r["transit_median_ns"] - r["others_transit_median_ns"] >= slow[1]["caused_median_ns"]]
     comps = components(run, step_name, insts)
     where = []
     if slow is not None:
+        ranked = excess(run, comps, slow[0])
+        # The rank the others wait for arrives last, and on a loaded machine its own transit after
+        # that comes out longer too (a phase-slowed rank at load 14: +4.8 ms of transit against a
+        # median wait caused of 23.8 ms). Its link is slow when the extra transit is at least the
+        # wait it causes (a slowed link alone: +21.7 ms, nobody late), or when that transit is
+        # where the rank spends most of its extra time: a slowed link also makes its rank late for
+        # the next collective (at load 15: last at 8 of 10, transit +38.7 ms per step, first).
+        lead = ranked[0][0] if ranked else None
+        slow_links = [r for r in slow_links if r["rank"] != slow[0] or lead == ("transit", r["comm"])
+                      or r["transit_median_ns"] - r["others_transit_median_ns"] >= slow[1]["caused_median_ns"]]
         # Components above a quarter of the threshold: the rest is noise.
-        where = [{"kind": c[0], "name": c[1], "excess_ns_per_step": e}
-                 for c, e in excess(run, comps, slow[0]) if e >= threshold / 4][:5]
+        where = [{"kind": c[0], "name": c[1], "excess_ns_per_step": e} for c, e in ranked if e >= threshold / 4][:5]
     per_rank, spread = tables(run)
     matrix = wait_matrix(run, insts)
     f = {"step": step_name, "step_note": step_note, "collective_category": coll_cat, "threshold_ns": threshold,
