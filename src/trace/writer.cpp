@@ -155,6 +155,15 @@ bool Writer::ensure_sink() {
     return true;
 }
 
+void Writer::add(const Record &r) {
+    if (sink_ == nullptr && !ensure_sink()) {
+        ++lost_unopened_;
+        return;
+    }
+    timeline_->add(r);
+    ++window_records_[r.kind()];
+}
+
 void Writer::window(bool final) {
     std::vector<std::pair<uint8_t *, size_t>> full;
     {
@@ -219,12 +228,7 @@ void Writer::window(bool final) {
         const Record &r = ready_[k.index];
         if ((k.index & 4095) == 0) progress_.fetch_add(1, std::memory_order_relaxed);
         if (filter_.keep(r)) {
-            if (sink_ != nullptr || ensure_sink()) {
-                timeline_->add(r);
-                ++window_records_[r.kind()];
-            } else {
-                ++lost_unopened_;
-            }
+            add(r);
         } else if (r.kind() == MSPTI_ACTIVITY_KIND_MEMORY) {
             // Memory in use counts every allocation, kept or not.
             if (timeline_ != nullptr)
@@ -236,14 +240,7 @@ void Writer::window(bool final) {
     // HCCL records whose collective's launch decided them in this window (--capture-range).
     uint64_t now = now_epoch_ns();
     filter_.release(now, final, released_);
-    for (const Record &r : released_) {
-        if (sink_ != nullptr || ensure_sink()) {
-            timeline_->add(r);
-            ++window_records_[r.kind()];
-        } else {
-            ++lost_unopened_;
-        }
-    }
+    for (const Record &r : released_) add(r);
     if (timeline_ == nullptr) return;
     Stats stats;
     const auto get_stats = libmspti_ext().get_stats;

@@ -58,6 +58,8 @@ private:
     void run();
     void window(bool final);
     bool ensure_sink();
+    // A kept record goes to the timeline, or counts as lost when the file could not be created.
+    void add(const Record &r);
 
     const Config &config_;
     uint32_t pid_;
