@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENTS = ["recycle", "fresh", "monitor", "monitor-batch"]
@@ -100,6 +101,8 @@ def main():
     p.add_argument("build")
     p.add_argument("out")
     p.add_argument("--baseline-lib")
+    p.add_argument("--baseline-label", default="main before this change",
+                   help="what the --baseline-lib library is, for the document (e.g. 'commit abc1234')")
     p.add_argument("--doc")
     p.add_argument("--reps", type=int, default=7)
     p.add_argument("--skip", default="")
@@ -109,7 +112,11 @@ def main():
     args = p.parse_args()
     build = os.path.abspath(args.build)
     skip = set(filter(None, args.skip.split(",")))
-    result = {"load_before": loadavg(), "reps": args.reps, "c": {}, "c_baseline": {}}
+    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    result = {"load_before": loadavg(), "reps": args.reps, "c": {}, "c_baseline": {},
+              "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit.stdout.strip()}
+    if args.baseline_lib:
+        result["baseline_label"] = args.baseline_label
     # Ours and the baseline alternate client by client, so that a busy stretch falls on both.
     for client in CLIENTS:
         print(f"== steady state, C, {client}", file=sys.stderr)

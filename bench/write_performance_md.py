@@ -657,6 +657,7 @@ def steady_state_section(results):
     lines = [
         "## Steady state (bench/steady_state.py, bench/steady_state_bench.cpp)",
         "",
+        *([f"Measured {d['measured']} at commit {d['commit']}.", ""] if "measured" in d else []),
         f"Loops long enough to fill {round(records * any_c['record_bytes'] / any_c['buffer_bytes'])} buffers of 8 MiB"
         f" ({records:,} records of {any_c['record_bytes']} bytes), so that what the client does with its buffers is"
         " part of the figure; one marking thread, wall time per call, median of"
@@ -664,15 +665,17 @@ def steady_state_section(results):
         " ratio is taken per repetition). The short loop, today's way of measuring, is 20,000 calls followed by"
         " an untimed flush (no buffer turns over); median of 10 in each repetition. Faults: minor page faults"
         " taken on the marking thread per buffer filled (`getrusage(RUSAGE_THREAD)`)."
-        + (" *Before*: the same program in the same run against the libmspti of main before this change"
-           " (LD_LIBRARY_PATH), interleaved client by client." if d.get("c_baseline") else ""),
-        f"Load average (1 / 5 / 15 min) on this 2-core machine, shared with other builds: {la[0]:.2f} / {la[1]:.2f} /"
-        f" {la[2]:.2f} before, {lb[0]:.2f} / {lb[1]:.2f} / {lb[2]:.2f} after: wall times move with it; the"
-        " instruction count below does not.",
+        + (f" *Before*: the same program in the same run against the libmspti of"
+           f" {d.get('baseline_label', 'main before this change')} (LD_LIBRARY_PATH), interleaved client by client."
+           if d.get("c_baseline") else ""),
+        f"Load average (1 / 5 / 15 min) on this 2-core machine: {la[0]:.2f} / {la[1]:.2f} /"
+        f" {la[2]:.2f} before, {lb[0]:.2f} / {lb[1]:.2f} / {lb[2]:.2f} after"
+        + (" (the machine shared with other builds)" if max(la[0], lb[0]) > 4 else " (nothing else running)")
+        + ": wall times move with the load; the instruction count below does not.",
         "",
         "Targets are judged on the thread-CPU ratio (the marking thread's CPU time per call, page faults"
-        " included, over the TSC loop's, per repetition): with a run queue this long, wall time mostly"
-        " measures waiting for a core. Both are shown.",
+        " included, over the TSC loop's, per repetition): on a loaded machine, wall time mostly measures"
+        " waiting for a core. Both are shown.",
         "",
         "| what | client | steady state: wall (thread CPU) | against one TSC read: CPU (wall) | short loop, wall"
         " | faults on the marking thread per buffer | before, same run: wall (CPU), ×TSC CPU, faults | target | |",
