@@ -127,7 +127,7 @@ def main(argv):
         run = load(ns.dirs, aligned=not ns.no_align)
         f = analyze(run, ns.step)
         if ns.format == "json":
-            out = jsontext.dumps(f, indent=1) + "\n"  # json.dumps(f, indent=1, default=str)
+            out = jsontext.dumps(f, indent=1, flat_rows=True) + "\n"  # one line per table row
         elif ns.format == "csv":
             out = render_csv(f)
         else:

@@ -258,6 +258,22 @@ def test_analyze_json_text_is_json_dumps():
     assert jsontext.dumps(rows, indent=2) == json.dumps(rows, indent=2, default=str)
 
 
+def test_analyze_json_flat_rows_are_the_same_value_one_row_per_line():
+    from mspti_trace import jsontext
+    rng = random.Random(SEED)
+    for _ in range(3000):
+        obj = _random_json(rng)
+        value = json.dumps(json.loads(jsontext.dumps(obj, flat_rows=True)))  # as text: NaN != NaN
+        assert value == json.dumps(json.loads(json.dumps(obj, default=str))), repr(obj)
+    rows = {"steps": [{"rank": f"rank {r}", "step": s, "name": "a\nb\u00e9", "x": s / 3, "none": None}
+                      for r in range(2) for s in range(50)], "phase": None, "empty": [], "pair": [1, 2.5]}
+    text = jsontext.dumps(rows, indent=1, flat_rows=True)
+    assert json.loads(text) == json.loads(json.dumps(rows))
+    lines = text.splitlines()
+    assert len([line for line in lines if line.startswith('  {"rank": ')]) == 100  # each row whole on its line
+    assert ' "pair": [1, 2.5]' in lines and ' "phase": null,' in lines
+
+
 def test_native_union_is_numpys():
     from mspti_trace import intervals
     rng = np.random.default_rng(SEED + 2)
