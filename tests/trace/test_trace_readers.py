@@ -274,6 +274,22 @@ def test_analyze_json_flat_rows_are_the_same_value_one_row_per_line():
     assert ' "pair": [1, 2.5]' in lines and ' "phase": null,' in lines
 
 
+def test_join_of_sets_is_the_union_of_their_intervals():
+    from mspti_trace import intervals
+    rng = np.random.default_rng(SEED + 3)
+    for n in (0, 1, 7, 400, 40000):
+        sets = []
+        for _ in range(3):
+            start = rng.integers(0, 50 * n + 100, n)
+            sets.append(intervals.np_union(start, start + rng.integers(1, 300, n), native=False))
+        got = intervals.np_join(*sets)
+        ref = intervals.np_union(np.concatenate([s for s, _ in sets]), np.concatenate([e for _, e in sets]),
+                                 native=False)
+        assert got[0].tolist() == ref[0].tolist() and got[1].tolist() == ref[1].tolist(), n
+    empty = (np.array([], np.int64), np.array([], np.int64))
+    assert [a.tolist() for a in intervals.np_join(empty, empty)] == [[], []]
+
+
 def test_native_union_is_numpys():
     from mspti_trace import intervals
     rng = np.random.default_rng(SEED + 2)
