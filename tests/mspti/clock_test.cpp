@@ -138,6 +138,43 @@ TEST(Clock, DeferredTicksConvertWithTheConversionOfTheirMoment) {
     }
 }
 
+// The drain converts a run of markers with a window of its converter's conversion
+// (TickConverter::window): the values to_epoch() gives for the ticks it covers, none for a value
+// that is not a raw tick, and nothing at all once a newer conversion is published.
+TEST(Clock, AWindowConvertsAsToEpochUntilANewConversionIsPublished) {
+    using namespace mspti::clock;
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!is_raw_tick(deferred_now())) {  // the 10 ms baseline first
+        if (!uses_tsc() || std::chrono::steady_clock::now() > give_up) GTEST_SKIP() << "no TSC conversion";
+        recalibrate();
+    }
+    TickConverter converter;
+    EXPECT_EQ(converter.window().span, 0u) << "a window before any conversion was copied";
+    bool compared = false;
+    for (int attempt = 0; attempt < 100 && !compared; ++attempt) {
+        // Retried if the activity worker steers in between: the window is then rightly empty.
+        const uint64_t published = detail::g_steers_published.load();
+        converter.to_epoch(deferred_now());  // copies the conversion in force
+        const TickConverter::Window w = converter.window();
+        uint64_t ticks[64];
+        for (uint64_t &tick : ticks) tick = deferred_now();
+        if (detail::g_steers_published.load() != published) continue;
+        ASSERT_NE(w.span, 0u);
+        for (uint64_t tick : ticks) {
+            const uint64_t d = tick - w.from;
+            ASSERT_LT(d, w.span);
+            const uint64_t in_window =
+                w.offset + static_cast<uint64_t>((static_cast<unsigned __int128>(d) * w.mult) >> 32);
+            EXPECT_EQ(in_window, converter.to_epoch(tick));
+        }
+        EXPECT_GE(now_ns() - w.from, w.span) << "epoch nanoseconds fall outside every window";
+        compared = true;
+    }
+    ASSERT_TRUE(compared) << "the conversion changed on every attempt";
+    recalibrate();  // publishes a newer conversion
+    EXPECT_EQ(converter.window().span, 0u) << "a window of a conversion no longer the newest";
+}
+
 namespace {
 std::vector<msptiActivityMarker> g_markers;
 void RequestBuffer(uint8_t **buffer, size_t *size, size_t *max) {
