@@ -102,6 +102,25 @@ inline bool raw_tick_now(uint64_t &tick) {
     return false;
 }
 
+// Whether deferred_now() stores raw ticks now. Once true, true for good: the TSC, once in use, is
+// never given up.
+inline bool raw_ticks_in_use() {
+#if defined(__x86_64__)
+    return detail::g_tsc.mode.load(std::memory_order_acquire) == detail::kTsc;
+#else
+    return false;
+#endif
+}
+
+// The tagged raw tick now, for a caller that saw raw_ticks_in_use().
+inline uint64_t raw_tick() {
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc() | kRawTickBit;
+#else
+    return kRawTickBit;  // never called: raw ticks are never in use here
+#endif
+}
+
 namespace detail {
 // How many conversions have been published: a TickConverter's copy is current while it holds.
 extern std::atomic<uint64_t> g_steers_published;
