@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "core/clock.h"
+#include "core/thread_staging.h"
 #include "mspti/mspti.h"
 #include "mstx/marker_recorder.h"
 
@@ -138,6 +139,43 @@ TEST(Clock, DeferredTicksConvertWithTheConversionOfTheirMoment) {
     }
 }
 
+// The drain converts a run of markers with a window of its converter's conversion
+// (TickConverter::window): the values to_epoch() gives for the ticks it covers, none for a value
+// that is not a raw tick, and nothing at all once a newer conversion is published.
+TEST(Clock, AWindowConvertsAsToEpochUntilANewConversionIsPublished) {
+    using namespace mspti::clock;
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!is_raw_tick(deferred_now())) {  // the 10 ms baseline first
+        if (!uses_tsc() || std::chrono::steady_clock::now() > give_up) GTEST_SKIP() << "no TSC conversion";
+        recalibrate();
+    }
+    TickConverter converter;
+    EXPECT_EQ(converter.window().span, 0u) << "a window before any conversion was copied";
+    bool compared = false;
+    for (int attempt = 0; attempt < 100 && !compared; ++attempt) {
+        // Retried if the activity worker steers in between: the window is then rightly empty.
+        const uint64_t published = detail::g_steers_published.load();
+        converter.to_epoch(deferred_now());  // copies the conversion in force
+        const TickConverter::Window w = converter.window();
+        uint64_t ticks[64];
+        for (uint64_t &tick : ticks) tick = deferred_now();
+        if (detail::g_steers_published.load() != published) continue;
+        ASSERT_NE(w.span, 0u);
+        for (uint64_t tick : ticks) {
+            const uint64_t d = tick - w.from;
+            ASSERT_LT(d, w.span);
+            const uint64_t in_window =
+                w.offset + static_cast<uint64_t>((static_cast<unsigned __int128>(d) * w.mult) >> 32);
+            EXPECT_EQ(in_window, converter.to_epoch(tick));
+        }
+        EXPECT_GE(now_ns() - w.from, w.span) << "epoch nanoseconds fall outside every window";
+        compared = true;
+    }
+    ASSERT_TRUE(compared) << "the conversion changed on every attempt";
+    recalibrate();  // publishes a newer conversion
+    EXPECT_EQ(converter.window().span, 0u) << "a window of a conversion no longer the newest";
+}
+
 namespace {
 std::vector<msptiActivityMarker> g_markers;
 void RequestBuffer(uint8_t **buffer, size_t *size, size_t *max) {
@@ -190,4 +228,51 @@ TEST(Clock, MarkersStagedAsRawTicksReadAsTheClockAroundTheCall) {
     }
     EXPECT_EQ(outside, 0u) << "of " << marks.size()
                            << " calls, some timestamps fell outside the clock readings around them";
+}
+
+namespace {
+size_t g_early_records = 0, g_early_named = 0;
+uint64_t g_early_last = 0;
+bool g_early_in_order = true;
+void CompleteEarly(uint8_t *buffer, size_t, size_t valid) {
+    msptiActivity *record = nullptr;
+    while (msptiActivityGetNextRecord(buffer, valid, &record) == MSPTI_SUCCESS) {
+        if (record->kind != MSPTI_ACTIVITY_KIND_MARKER) continue;
+        const auto *marker = reinterpret_cast<const msptiActivityMarker *>(record);
+        ++g_early_records;
+        if (std::string(marker->name) == "early" && marker->sourceKind == MSPTI_ACTIVITY_SOURCE_KIND_HOST)
+            ++g_early_named;
+        if (marker->timestamp < g_early_last) g_early_in_order = false;
+        g_early_last = marker->timestamp;
+    }
+    std::free(buffer);
+}
+}  // namespace
+
+// The mark's fast path keeps a thread's last message only while raw ticks are in use
+// (ThreadMarkers::is_last): a message interned before the switch to the TSC is marked across it
+// with its name and in order, and is taken by the fast path once the TSC is in use.
+TEST(Clock, AMessageInternedBeforeTheSwitchToTheTscIsMarkedAcrossIt) {
+    using namespace mspti::clock;
+    if (!uses_tsc()) GTEST_SKIP() << "no invariant TSC";
+    if (raw_ticks_in_use()) GTEST_SKIP() << "the clock switched to the TSC before this test began";
+    ASSERT_EQ(msptiActivityRegisterCallbacks(RequestBuffer, CompleteEarly), MSPTI_SUCCESS);
+    ASSERT_EQ(msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER), MSPTI_SUCCESS);
+    alignas(16) static const char kMessage[16] = "early";  // its 16 bytes in one page
+    size_t marks = 0;
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!raw_ticks_in_use()) {  // a reading after the 10 ms baseline switches
+        ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the TSC was never taken into use";
+        mspti::mstx::mark(kMessage, nullptr);
+        ++marks;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    for (int i = 0; i < 1000; ++i, ++marks) mspti::mstx::mark(kMessage, nullptr);
+    ASSERT_NE(mspti::t_staging, nullptr);
+    EXPECT_TRUE(mspti::t_staging->markers.is_last(kMessage)) << "the fast path never took the message";
+    msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
+    ASSERT_EQ(msptiActivityFlushAll(1), MSPTI_SUCCESS);
+    EXPECT_EQ(g_early_records, marks);
+    EXPECT_EQ(g_early_named, marks);
+    EXPECT_TRUE(g_early_in_order);
 }

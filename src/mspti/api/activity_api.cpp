@@ -160,17 +160,19 @@ msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBy
     // (a run of markers, of kernels): if both lie inside the valid bytes, that is the answer, with
     // one table load; everything else, errors included, is next_record's (out of line, so this
     // path saves no registers). Offsets, not pointers, are compared: buffer + validBufferSizeBytes
-    // may not be a valid pointer (a huge size would wrap around the address space).
-    if (__builtin_expect(buffer != nullptr && record != nullptr && *record != nullptr, 1)) {
+    // may not be a valid pointer (a huge size would wrap around the address space). A NULL
+    // *record (the first call) lies below the buffer, so it needs no test of its own. The sums
+    // below cannot wrap: `offset` is at most UINTPTR_MAX - buffer, and a buffer's address is
+    // above twice any stride (the first pages of an address space are never mapped).
+    if (__builtin_expect(buffer != nullptr && record != nullptr, 1)) {
         const auto current = reinterpret_cast<uintptr_t>(*record);
         const auto start = reinterpret_cast<uintptr_t>(buffer);
         const size_t valid = validBufferSizeBytes;
-        if (__builtin_expect(current >= start && current - start < valid &&
-                                 valid - (current - start) >= sizeof(msptiActivity),
-                             1)) {
+        const size_t offset = current - start;
+        if (__builtin_expect(current >= start && offset + sizeof(msptiActivity) <= valid, 1)) {
             const int kind = kind_at(reinterpret_cast<const uint8_t *>(current));
             const size_t stride = walk_size(kind);
-            if (__builtin_expect(stride != 0 && valid - (current - start) >= 2 * stride &&
+            if (__builtin_expect(stride != 0 && offset + 2 * stride <= valid &&
                                      kind_at(reinterpret_cast<const uint8_t *>(current + stride)) == kind,
                                  1)) {
                 *record = reinterpret_cast<msptiActivity *>(current + stride);

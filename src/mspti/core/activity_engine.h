@@ -62,6 +62,10 @@ public:
         (void)kind;  // counted from the slot (StagingRing::produced)
         if (__builtin_expect(s->ring.commit(), 0)) quarter_filled_of(s);
     }
+    // commit() of the slot `h` of s's ring (StagingRing::room_at).
+    static void commit_at(ThreadStaging *s, uint64_t h) {
+        if (__builtin_expect(s->ring.commit_at(h), 0)) quarter_filled_of(s);
+    }
     // instance().quarter_filled(s), out of line: the record paths then end in a jump to it and
     // keep no registers across a call.
     [[gnu::noinline]] static void quarter_filled_of(ThreadStaging *s);

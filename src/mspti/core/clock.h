@@ -102,6 +102,25 @@ inline bool raw_tick_now(uint64_t &tick) {
     return false;
 }
 
+// Whether deferred_now() stores raw ticks now. Once true, true for good: the TSC, once in use, is
+// never given up.
+inline bool raw_ticks_in_use() {
+#if defined(__x86_64__)
+    return detail::g_tsc.mode.load(std::memory_order_acquire) == detail::kTsc;
+#else
+    return false;
+#endif
+}
+
+// The tagged raw tick now, for a caller that saw raw_ticks_in_use().
+inline uint64_t raw_tick() {
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc() | kRawTickBit;
+#else
+    return kRawTickBit;  // never called: raw ticks are never in use here
+#endif
+}
+
 namespace detail {
 // How many conversions have been published: a TickConverter's copy is current while it holds.
 extern std::atomic<uint64_t> g_steers_published;
@@ -126,6 +145,23 @@ public:
     }
 
     static constexpr unsigned kSteersKept = 64;  // 6.4 s of steering every 100 ms
+
+    // to_epoch()'s common case as values a loop keeps in registers (the drain's run of markers):
+    // a stored timestamp `t` with t - from < span (unsigned) is a raw tick inside the copy, and
+    // converts to offset + ((t - from) * mult >> 32). Anything else (a value that is not a raw
+    // tick wraps past span too) takes the caller's other path: to_epoch() for a raw tick, after
+    // which the window is read again.
+    // Empty when a newer conversion was published since the copy was made. The published count
+    // is checked once per window, not per record: a conversion published while a run is copied
+    // is taken up from the next run on, as it would have been had the run been copied a moment earlier.
+    struct Window {
+        uint64_t from, span, mult, offset;
+    };
+    Window window() const {
+        if (until_ <= from_ || detail::g_steers_published.load(std::memory_order_acquire) != published_)
+            return Window{0, 0, 0, 0};
+        return Window{from_ | kRawTickBit, (until_ | kRawTickBit) - (from_ | kRawTickBit), mult_, offset_};
+    }
 
 private:
     uint64_t to_epoch_slow(uint64_t tsc);

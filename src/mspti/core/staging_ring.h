@@ -39,17 +39,24 @@ public:
         return slots_[h & mask_].bytes;
     }
 
-    // Producer: try_reserve() in two steps, for a caller with a path of its own for a full ring:
-    // whether there is room, then the slot (never nullptr; only after has_room()).
-    bool has_room() {
-        uint64_t h = head_.load(std::memory_order_relaxed);
+    // Producer: try_reserve() and commit() in steps, for a caller with a path of its own for a
+    // full ring, that keeps the head in a register from the test to the commit (its stores into
+    // the slot could alias head_, which would then be loaded again): whether there is room (`h`
+    // then names the next slot), the slot, the commit.
+    bool room_at(uint64_t &h) {
+        h = head_.load(std::memory_order_relaxed);
         if (__builtin_expect(h >= limit_, 0)) {
             limit_ = tail_.load(std::memory_order_acquire) + capacity_;
             if (h >= limit_) return false;
         }
         return true;
     }
-    void *next_slot() { return slots_[head_.load(std::memory_order_relaxed) & mask_].bytes; }
+    void *slot_at(uint64_t h) { return slots_[h & mask_].bytes; }
+    // commit() of the slot `h` from room_at().
+    bool commit_at(uint64_t h) {
+        head_.store(h + 1, std::memory_order_release);
+        return ((h + 1) & nudge_mask_) == 0;
+    }
 
     // Producer: publishes the reserved slot. Returns true when the consumer should be nudged.
     // Nothing is counted here: the slot's kind says what it was (produced()).

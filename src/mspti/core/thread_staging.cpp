@@ -57,12 +57,17 @@ pthread_key_t staging_key() {
 }  // namespace
 
 ThreadStaging::ThreadStaging(uint32_t capacity)
-    : ring(capacity), pid(getpid()), tid(static_cast<pid_t>(syscall(SYS_gettid))) {}
+    : ring(capacity), pid(getpid()), tid(static_cast<pid_t>(syscall(SYS_gettid))) {
+    host_object.pt.processId = static_cast<uint32_t>(pid);
+    host_object.pt.threadId = static_cast<uint32_t>(tid);
+}
 
 void ThreadStaging::restart_after_fork() {
     ring.restart_after_fork();
     pid = getpid();
     tid = static_cast<pid_t>(syscall(SYS_gettid));
+    host_object.pt.processId = static_cast<uint32_t>(pid);
+    host_object.pt.threadId = static_cast<uint32_t>(tid);
 }
 
 ThreadStaging *ThreadStaging::make_for_this_thread() {

@@ -30,6 +30,7 @@ struct ThreadStaging {
     StagingRing ring;
     pid_t pid = 0;
     pid_t tid = 0;
+    msptiObjectId host_object{};  // pid and tid as a host marker's objectId: one 8-byte copy
     mstx::ThreadMarkers markers;  // producer-only
 
     // Set by the owning thread's exit; the consumer then frees the staging once drained.

@@ -60,8 +60,7 @@ inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t
     m->sourceKind = static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | interned);
     m->timestamp = timestamp;
     m->id = id;
-    m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
-    m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
+    m->objectId = s->host_object;
     m->name = name;
     m->domain = domain;
     ActivityEngine::commit(s, kMarker);
@@ -140,43 +139,52 @@ namespace {
 
 // Writes a host mark of the default domain with an interned `name` into this thread's ring, if
 // that needs no call: an id left in the thread's block, the TSC in use, room in the ring. False
-// (nothing written) otherwise.
+// (nothing written) otherwise. kTicksInUse: the caller knows that raw ticks are in use.
+template <bool kTicksInUse>
 inline bool mark_without_calls(ThreadStaging *s, const char *name) {
-    uint64_t id = 0, at = 0;
+    uint64_t h = 0, id = 0, at = 0;
     // The id last: a failed try leaves no trace.
-    if (__builtin_expect(!s->ring.has_room() || !clock::raw_tick_now(at) || !s->markers.try_take_id(id), 0))
+    if constexpr (kTicksInUse) {
+        if (__builtin_expect(!s->ring.room_at(h) || !s->markers.try_take_id(id), 0)) return false;
+        at = clock::raw_tick();
+    } else if (__builtin_expect(!s->ring.room_at(h) || !clock::raw_tick_now(at) || !s->markers.try_take_id(id), 0)) {
         return false;
-    auto *m = static_cast<msptiActivityMarker *>(s->ring.next_slot());
+    }
+    const msptiObjectId object = s->host_object;  // read before the stores below, which could alias it
+    auto *m = static_cast<msptiActivityMarker *>(s->ring.slot_at(h));
     m->kind = MSPTI_ACTIVITY_KIND_MARKER;
     m->flag = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
     m->sourceKind = static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName);
     m->timestamp = at;
     m->id = id;
-    m->objectId.pt.processId = static_cast<uint32_t>(s->pid);
-    m->objectId.pt.threadId = static_cast<uint32_t>(s->tid);
+    m->objectId = object;
     m->name = name;
     m->domain = kDefaultDomain;
-    ActivityEngine::commit(s, kMarker);
+    ActivityEngine::commit_at(s, h);
     return true;
 }
 
-// mark()'s second try, out of line: a message the thread's cache holds but did not intern last.
+// mark()'s second try, out of line: a message the thread's cache holds but did not intern last
+// (or NULL, which mark_in reports).
 __attribute__((noinline)) void mark_cached(ThreadStaging *s, const char *message) {
-    const char *name = s->markers.cached(message);
-    if (name == nullptr || !mark_without_calls(s, name)) mark_in(kDefaultDomain, message, nullptr, "mstxMarkA");
+    s->markers.mirror_waiting();
+    const char *name = message != nullptr ? s->markers.cached(message) : nullptr;
+    if (name == nullptr || !mark_without_calls<false>(s, name)) mark_in(kDefaultDomain, message, nullptr, "mstxMarkA");
 }
 
 }  // namespace
 
 void mark(const char *message, aclrtStream stream) {
-    if (!default_domain_enabled()) return;
-    // The common case inline, with no call: collecting, a host mark, a thread with its staging,
-    // the message it interned last, an id left in its block, room in the ring. Anything else
-    // goes out of line (a jump, not a call), so this path saves no registers.
+    // Not collecting: nothing to record (nor to report: mark_in would return at once too).
+    if (!default_domain_enabled() || !ActivityEngine::enabled(kMarker)) return;
+    // The common case inline, with no call: a host mark, a thread with its staging, the message
+    // it interned last, an id left in its block, room in the ring. Anything else goes out of
+    // line (a jump, not a call), so this path saves no registers. A NULL message is never the
+    // last one (ThreadMarkers::is_last): mark_cached sends it on to be reported.
     ThreadStaging *s = t_staging;
-    if (__builtin_expect(ActivityEngine::enabled(kMarker), 1) && __builtin_expect(stream == nullptr, 1) &&
-        __builtin_expect(s != nullptr, 1) && __builtin_expect(message != nullptr, 1)) {
-        if (__builtin_expect(s->markers.is_last(message), 1) && mark_without_calls(s, s->markers.last_interned()))
+    if (__builtin_expect(stream == nullptr, 1) && __builtin_expect(s != nullptr, 1)) {
+        // is_last() also says that raw ticks are in use.
+        if (__builtin_expect(s->markers.is_last(message), 1) && mark_without_calls<true>(s, s->markers.last_interned()))
             return;
         return mark_cached(s, message);
     }

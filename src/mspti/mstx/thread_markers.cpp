@@ -23,8 +23,13 @@ void ThreadMarkers::take_id_block() {
 }
 
 void ThreadMarkers::set_last(const Entry &entry) {
-    last_.key = nullptr;
+    last_.key = kNoKey;
+    waiting_ = nullptr;
 #ifdef MSPTI_WIDE_NAME_COMPARE
+    if (!clock::raw_ticks_in_use()) {
+        waiting_ = &entry;  // mirrored by mirror_waiting() once they are
+        return;
+    }
     const size_t length = names::node_of(entry.interned)->length;
     if (length < names::kTextReadable && (reinterpret_cast<uintptr_t>(entry.key) & 4095) <= 4096 - 16) {
         std::memcpy(last_.text, entry.interned, sizeof(last_.text));  // kTextReadable bytes
@@ -35,6 +40,14 @@ void ThreadMarkers::set_last(const Entry &entry) {
 #else
     (void)entry;
 #endif
+}
+
+void ThreadMarkers::mirror_waiting_slow() {
+    // The entry still holds the name interned last: any other interning would have replaced it.
+    if (clock::raw_ticks_in_use())
+        set_last(*waiting_);
+    else if (!clock::uses_tsc())
+        waiting_ = nullptr;  // they never will be
 }
 
 uint64_t ThreadMarkers::take_shared_id() { return g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed); }

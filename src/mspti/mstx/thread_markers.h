@@ -59,9 +59,10 @@ public:
         return entry.key == message && same_text(message, entry.interned) ? entry.interned : nullptr;
     }
 
-    // Whether `message` (not NULL) is the message of the name this thread interned last, with the
-    // same text: one 16-byte compare against a copy of the text, for the mark's fast
-    // path (mstx::mark). Only a short name read 16 bytes wide is kept there (see set_last).
+    // Whether `message` is the message of the name this thread interned last (never for NULL), with
+    // the same text: one 16-byte compare against a copy of the text, for the mark's fast
+    // path (mstx::mark). Only a short name read 16 bytes wide is kept there (see set_last), and
+    // only while raw ticks are in use, so that true also says they are (clock::raw_ticks_in_use).
     bool is_last(const char *message) const {
 #ifdef MSPTI_WIDE_NAME_COMPARE
         if (message != last_.key) return false;
@@ -76,6 +77,11 @@ public:
     }
     // Its interned copy (only after is_last() was true).
     const char *last_interned() const { return last_.interned; }
+    // A name interned before raw ticks were in use waits to be kept for is_last(): kept now if
+    // they are.
+    void mirror_waiting() {
+        if (__builtin_expect(waiting_ != nullptr, 0)) mirror_waiting_slow();
+    }
 
     const char *intern(const char *message) {
         Entry &entry = cache_[cache_index(message)];
@@ -122,12 +128,16 @@ private:
     // its message's 16 bytes lie in one 4 KiB block; else last() finds nothing. Every entry that
     // last_ mirrors was filled last, so the name it points to is pinned by that entry.
     void set_last(const Entry &entry);
+    void mirror_waiting_slow();
 
+    // Last's key while no name is mirrored: an address no message has, so that is_last() of any
+    // message, NULL included, is false without a test of its own.
+    static constexpr char kNoKey[1] = {};
     // The copy last() compares with: the text's 16 readable bytes and the mask of the bytes that
     // must match (the text and its NUL).
     struct Last {
         alignas(16) unsigned char text[16];
-        const char *key;
+        const char *key = kNoKey;
         const char *interned;
         unsigned need;
     };
@@ -137,6 +147,7 @@ private:
     uint64_t last_timestamp_ = 0;
     Entry cache_[kCacheSize] = {};
     Last last_ = {};
+    const Entry *waiting_ = nullptr;  // the entry set_last() would have kept, had raw ticks been in use
 };
 
 }  // namespace mspti::mstx
