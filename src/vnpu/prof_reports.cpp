@@ -154,10 +154,11 @@ Task new_task(uint32_t device_id, uint32_t stream_id) {
     return t;
 }
 
-// `name` and `type`: static storage (see TaskIds).
-void send_track(const Task &t, const char *type, const char *name) {
-    ThreadState &ts = t_state;
-    const uint64_t callbacks = gate().callbacks.load(std::memory_order_acquire);
+// `name` and `type`: static storage (see TaskIds). The caller passes its thread's t_state and the gate:
+// read here, GCC computed t_state's address again after each call (three __tls_get_addr per launch). Not
+// noinline but noipa: GCC would propagate &t_state into a clone of it and compute it there again.
+[[gnu::noipa]] void send_track(ThreadState &ts, const pa::Gate &g, const Task &t, const char *type, const char *name) {
+    const uint64_t callbacks = g.callbacks.load(std::memory_order_acquire);
     const auto v = reinterpret_cast<uintptr_t>(name);
     TaskIds &ids = ts.ids[((v >> 4) ^ (v >> 10)) & 15];
     if (ids.name != name || ids.type != type || ids.callbacks != callbacks) {
@@ -213,13 +214,14 @@ void report_api(ApiLevel level, const char *name, uint64_t begin_ns, uint64_t en
 }
 
 Task kernel_enqueued(const KernelInfo &info) noexcept {
-    const bool track = (gate().compact.load(std::memory_order_acquire) & kTrackSwitches) != 0;
+    const pa::Gate &g = gate();
+    const bool track = (g.compact.load(std::memory_order_acquire) & kTrackSwitches) != 0;
     if (!track && vnpuHalChannelOn(info.deviceId, vnpu::hal::kChannelStarsSocLog) == 0) {
         return {};
     }
     Task t = new_task(info.deviceId, info.streamId);
     if (track) {
-        send_track(t, info.type, info.name);
+        send_track(t_state, g, t, info.type, info.name);
     }
     return t;
 }
@@ -234,7 +236,7 @@ Task collective_enqueued(const CollectiveInfo &info) noexcept {
     }
     Task t = new_task(info.deviceId, info.streamId);
     if (track) {
-        send_track(t, kHcclTaskType, info.opName);
+        send_track(t_state, gate(), t, kHcclTaskType, info.opName);
     }
     if ((compact & pa::kSwitchHcclTrace) != 0) {
         pa::MsprofCompactInfo c;

@@ -8,9 +8,11 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "ascend_hal.h"
+#include "device_info.h"
 
 #define HAL_EXPORT __attribute__((visibility("default")))
 
@@ -75,7 +77,7 @@ size_t record_size(uint32_t ch) {
     if (ch == kChannelTsFw) {
         return sizeof(StepTrace);
     }
-    return vnpuHalChipId() == kChipV6 ? sizeof(StarsSocLogV6) : sizeof(StarsSocLog);
+    return chip_id() == kChipV6 ? sizeof(StarsSocLogV6) : sizeof(StarsSocLog);
 }
 
 // Tells a poller that the channel has something for it (a poller already told needs no wake-up).
@@ -109,6 +111,53 @@ int write_record(uint32_t dev, uint32_t ch, const void *record, size_t len, uint
         std::memcpy(c->ring.data(), static_cast<const char *>(record) + first, len - first);
         was_empty = c->size == 0;
         c->size += len;
+    }
+    if (was_empty) {
+        signal(*c);
+    }
+    return 0;
+}
+
+// A task's SoC-log begin and end (Log: StarsSocLog or StarsSocLogV6), built in place at the ring's tail
+// under one lock: no copy from the stack and no division for the wrap. The ring holds whole records of
+// this size (its size is a multiple of it and reads take whole records), so no record straddles its end.
+template <typename Log>
+int write_span(uint32_t dev, uint32_t stream, uint32_t task, uint64_t beginTicks, uint64_t endTicks) {
+    constexpr size_t kLen = 2 * sizeof(Log);
+    Channel *c = find(dev, kChannelStarsSocLog);
+    if (c == nullptr || !c->on.load(std::memory_order_acquire)) {
+        return -1;
+    }
+    bool was_empty = false;
+    {
+        std::lock_guard<std::mutex> lock(c->mu);
+        const size_t cap = c->ring.size();  // 0 until started: then every write is dropped
+        if (cap - c->size < kLen) {
+            c->dropped.fetch_add(2, std::memory_order_relaxed);
+            return -1;
+        }
+        size_t tail = c->head + c->size;
+        if (tail >= cap) {
+            tail -= cap;
+        }
+        for (uint32_t i = 0; i < 2; ++i) {
+            Log *r = new (c->ring.data() + tail) Log{};
+            r->funcType = i;  // 0: begin, 1: end
+            if constexpr (sizeof(Log) == sizeof(StarsSocLog)) {
+                r->streamId = static_cast<uint16_t>(stream);
+                r->taskId = static_cast<uint16_t>(task);
+            } else {
+                (void)stream;
+                r->taskId = task;
+            }
+            r->timestamp = i == 0 ? beginTicks : endTicks;
+            tail += sizeof(Log);
+            if (tail == cap) {
+                tail = 0;
+            }
+        }
+        was_empty = c->size == 0;
+        c->size += kLen;
     }
     if (was_empty) {
         signal(*c);
@@ -320,26 +369,14 @@ HAL_EXPORT int vnpuHalWriteTaskLog(uint32_t deviceId, uint32_t streamId, uint32_
 
 HAL_EXPORT int vnpuHalWriteTaskSpan(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint64_t beginNs,
                                     uint64_t endNs) {
-    // Built on the stack and copied under the ring's lock once: a task costs one lock, not two.
-    if (vnpuHalChipId() == kChipV6) {
-        StarsSocLogV6 r[2]{};
-        for (uint32_t i = 0; i < 2; ++i) {
-            r[i].funcType = i;
-            r[i].taskId = taskId;
-        }
-        r[0].timestamp = vnpuHalTicks(beginNs);
-        r[1].timestamp = vnpuHalTicks(endNs);
-        return write_record(deviceId, kChannelStarsSocLog, r, sizeof r, 2);
+    // One lock for both records (write_span).
+    const TickRate &rate = tick_rate();
+    const uint64_t begin = to_ticks(beginNs, rate);
+    const uint64_t end = to_ticks(endNs, rate);
+    if (chip_id() == kChipV6) {
+        return write_span<StarsSocLogV6>(deviceId, streamId, taskId, begin, end);
     }
-    StarsSocLog r[2]{};
-    for (uint32_t i = 0; i < 2; ++i) {
-        r[i].funcType = i;
-        r[i].streamId = static_cast<uint16_t>(streamId);
-        r[i].taskId = static_cast<uint16_t>(taskId);
-    }
-    r[0].timestamp = vnpuHalTicks(beginNs);
-    r[1].timestamp = vnpuHalTicks(endNs);
-    return write_record(deviceId, kChannelStarsSocLog, r, sizeof r, 2);
+    return write_span<StarsSocLog>(deviceId, streamId, taskId, begin, end);
 }
 
 HAL_EXPORT int vnpuHalWriteStepTrace(uint32_t deviceId, uint32_t streamId, uint32_t taskId, uint64_t indexId,

@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "ascend_hal.h"
+#include "device_info.h"
 
 #define HAL_EXPORT __attribute__((visibility("default")))
 
@@ -82,24 +83,26 @@ uint64_t mono_ns() {
 }
 
 }  // namespace
+
+const TickRate &tick_rate() {
+    static const TickRate rate{ticks_per_ms(), clock_offset()};
+    return rate;
+}
+
+uint32_t chip_id() {
+    static const uint32_t chip = chip_from_env();
+    return chip;
+}
+
 }  // namespace vnpu::hal
 
 using namespace vnpu::hal;
 
 extern "C" {
 
-HAL_EXPORT uint32_t vnpuHalChipId(void) {
-    static const uint32_t chip = chip_from_env();
-    return chip;
-}
+HAL_EXPORT uint32_t vnpuHalChipId(void) { return chip_id(); }
 
-HAL_EXPORT uint64_t vnpuHalTicks(uint64_t monoNs) {
-    // Whole milliseconds and the rest apart: 64-bit arithmetic (the rest times at most 10^9 ticks per
-    // ms stays below 2^50), the same value as the 128-bit product without its division call.
-    constexpr uint64_t kNsPerMs = 1000000U;
-    const uint64_t f = ticks_per_ms();
-    return monoNs / kNsPerMs * f + monoNs % kNsPerMs * f / kNsPerMs + clock_offset();
-}
+HAL_EXPORT uint64_t vnpuHalTicks(uint64_t monoNs) { return to_ticks(monoNs, tick_rate()); }
 
 HAL_EXPORT int drvGetDevNum(uint32_t *count) {
     if (count == nullptr) {

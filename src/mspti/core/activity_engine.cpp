@@ -439,6 +439,31 @@ uint64_t copy_marker_run(const StagingRing &ring, uint64_t tail, uint64_t head, 
     return marker_run<false>(ring, tail, head, out, valid_io, names_at_io, buffers, ticks, last_ns_io);
 }
 
+// Copies the run of KERNEL records staged in `ring` from `tail` on into the buffer `out`, whose records
+// end at `valid_io` (updated) and names begin at `names_at`, and returns where it stopped: at `head`,
+// at a record of another kind, or where the buffer has no room (drain's general path takes it from
+// there). A kernel record has no name to place and a fixed size (msptiExtRecordSize's), so a record
+// costs a kind test and a copy of a few stores (the device's records come in such runs).
+uint64_t copy_kernel_run(const StagingRing &ring, uint64_t tail, uint64_t head, uint8_t *out, size_t &valid_io,
+                         size_t names_at) {
+    constexpr size_t kSize = sizeof(msptiActivityKernel);
+    size_t valid = valid_io;
+    const StagingSlot *const slots = ring.slots();
+    const uint64_t mask = ring.mask();
+    const uint64_t room = (names_at - valid) / kSize;
+    const uint64_t end = head - tail < room ? head : tail + room;
+    for (; tail != end; ++tail) {
+        const unsigned char *bytes = slots[tail & mask].bytes;
+        int kind;
+        std::memcpy(&kind, bytes, sizeof(kind));
+        if (kind != MSPTI_ACTIVITY_KIND_KERNEL) break;
+        std::memcpy(out + valid, bytes, kSize);  // a fixed size: no call
+        valid += kSize;
+    }
+    valid_io = valid;
+    return tail;
+}
+
 }  // namespace
 
 bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s, bool may_obtain, bool defer,
@@ -474,6 +499,13 @@ bool ActivityEngine::drain(std::unique_lock<std::mutex> &lock, ThreadStaging *s,
                 // Markers come in runs (a thread marking): copied by a loop of their own.
                 const uint64_t next =
                     copy_marker_run(s->ring, tail, head, out, valid, names_at, buffers_, ticks_, s->last_marker_ns);
+                if (next != tail) {
+                    copied[kind] += next - tail;
+                    tail = next;
+                    continue;
+                }
+            } else if (kind == MSPTI_ACTIVITY_KIND_KERNEL && out != nullptr) {
+                const uint64_t next = copy_kernel_run(s->ring, tail, head, out, valid, names_at);
                 if (next != tail) {
                     copied[kind] += next - tail;
                     tail = next;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <new>
 
 #include "common/diagnostics.h"
 #include "core/activity_engine.h"
@@ -122,10 +123,15 @@ public:
         end = host_to_reference(r.end, now, host_sync);
     }
 
-    uint64_t device_epoch(uint32_t device, uint64_t ticks) const {
+    // A device's clock sync, read once for all the times of a task or of a run of tasks.
+    DeviceSync device_sync(uint32_t device) const {
         HalChannelReader *r = reader_ready.load(std::memory_order_acquire);
-        return clock::monotonic_to_epoch(r != nullptr ? r->clocks().to_monotonic(device, ticks) : ticks);
+        return r != nullptr ? r->clocks().sync(device) : DeviceSync{};  // none: ticks unchanged
     }
+    static uint64_t to_epoch(uint64_t ticks, const DeviceSync &sync) {
+        return clock::monotonic_to_epoch(ticks_to_monotonic(ticks, sync));
+    }
+    uint64_t device_epoch(uint32_t device, uint64_t ticks) const { return to_epoch(ticks, device_sync(device)); }
 
     void on_api(const ApiReport &r) override {
         if (r.name == nullptr || r.name[0] == '\0') return;  // msPTI skips unnamed reports
@@ -219,7 +225,8 @@ public:
             e.start_ticks = t.ticks;
             return;
         }
-        finish(at, key, e, t.device, e.start_ticks, t.ticks);
+        const DeviceSync sync = device_sync(t.device);
+        finish(at, key, e, to_epoch(e.start_ticks, sync), to_epoch(t.ticks, sync));
     }
 
     // The decoder saw the end right after the begin (never FFTS+): one lookup for both.
@@ -230,13 +237,29 @@ public:
             unmatched.fetch_add(2, std::memory_order_relaxed);  // as its two records one at a time
             return;
         }
-        finish(at, key, tasks.value(at), begin.device, begin.ticks, end.ticks);
+        const DeviceSync sync = device_sync(begin.device);
+        finish(at, key, tasks.value(at), to_epoch(begin.ticks, sync), to_epoch(end.ticks, sync));
     }
 
-    // The task's record from its entry and device times; frees the entry.
-    void finish(uint64_t at, uint64_t key, const TaskEntry &e, uint32_t device, uint64_t start_ticks,
-                uint64_t end_ticks) {
-        const uint64_t start = device_epoch(device, start_ticks), end = device_epoch(device, end_ticks);
+    // A run of spans of one device (the virtual device's every task): its chip and clock read once.
+    void on_task_spans(uint32_t device, const TaskSpan *spans, size_t n) override {
+        const uint32_t chip = chip_of(device);
+        const DeviceSync sync = device_sync(device);
+        for (size_t i = 0; i < n; ++i) {
+            const TaskSpan &s = spans[i];
+            const uint64_t key = task_key(device, s.stream, s.task, chip);
+            const uint64_t at = tasks.find(key);
+            if (at == Tasks::kNone) {
+                unmatched.fetch_add(2, std::memory_order_relaxed);  // as on_task_span
+                continue;
+            }
+            finish(at, key, tasks.value(at), to_epoch(s.begin_ticks, sync), to_epoch(s.end_ticks, sync));
+        }
+    }
+
+    // The task's record from its entry and its times (epoch ns); frees the entry. In line in its callers:
+    // the reader runs it once per task.
+    [[gnu::always_inline]] void finish(uint64_t at, uint64_t key, const TaskEntry &e, uint64_t start, uint64_t end) {
         if (e.comm) {
             msptiActivityCommunication r{};
             r.kind = MSPTI_ACTIVITY_KIND_COMMUNICATION;
@@ -254,17 +277,27 @@ public:
             put(r);
             return;
         }
-        msptiActivityKernel r{};
-        r.kind = MSPTI_ACTIVITY_KIND_KERNEL;
-        r.start = start;
-        r.end = end;
-        r.ds.deviceId = e.device;
-        r.ds.streamId = e.stream;
-        r.correlationId = e.correlation;
-        r.type = e.type;
-        r.name = e.name;
+        // A kernel's record is built in its staging slot, with no copy from the stack (as put() would
+        // make). The entry is read and freed first, as before: reserving may take long (a full ring).
+        const uint64_t correlation = e.correlation;
+        const char *const type = e.type, *const name = e.name;
+        const uint32_t device = e.device, stream = e.stream;
         tasks.remove(at, key);
-        put(r);
+        constexpr int kKind = MSPTI_ACTIVITY_KIND_KERNEL;
+        if (!ActivityEngine::enabled(kKind)) return;
+        if (staging == nullptr) staging = ActivityEngine::instance().register_shared_staging();
+        void *slot = ActivityEngine::reserve(staging, kKind);
+        if (slot == nullptr) return;  // counted
+        auto *r = new (slot) msptiActivityKernel{};
+        r->kind = MSPTI_ACTIVITY_KIND_KERNEL;
+        r->start = start;
+        r->end = end;
+        r->ds.deviceId = device;
+        r->ds.streamId = stream;
+        r->correlationId = correlation;
+        r->type = type;
+        r->name = name;
+        ActivityEngine::commit(staging, kKind);
     }
 
     void on_step_trace(const StepTrace &s) override {

@@ -32,6 +32,15 @@ struct StepTrace {
     uint64_t ticks = 0;
 };
 
+/// A 910B/310B task's begin next to its own end on one device's channel (ChannelSink::on_task_spans).
+/// No member initialisers: a decoder keeps an array of them, filled before it is handed on.
+struct TaskSpan {
+    uint32_t stream;
+    uint32_t task;
+    uint64_t begin_ticks;
+    uint64_t end_ticks;
+};
+
 /// Receives decoded records (on the thread that feeds the decoder).
 class ChannelSink {
 public:
@@ -42,6 +51,23 @@ public:
     virtual void on_task_span(const TaskTime &begin, const TaskTime &end) {
         on_task_time(begin);
         on_task_time(end);
+    }
+    /// A run of 910B/310B spans of `device`, in channel order (records before and after the run come
+    /// through the other calls, before and after it): one call for many, so that what they share (the
+    /// device's chip and clock) is read once. By default, each as on_task_span.
+    virtual void on_task_spans(uint32_t device, const TaskSpan *spans, size_t n) {
+        for (size_t i = 0; i < n; ++i) {
+            TaskTime begin;
+            begin.device = device;
+            begin.stream = spans[i].stream;
+            begin.task = spans[i].task;
+            begin.begin = true;
+            begin.ticks = spans[i].begin_ticks;
+            TaskTime end = begin;
+            end.begin = false;
+            end.ticks = spans[i].end_ticks;
+            on_task_span(begin, end);
+        }
     }
     virtual void on_step_trace(const StepTrace &s) = 0;
 };
@@ -85,12 +111,14 @@ private:
     void decode_step_trace(const unsigned char *r, ChannelSink &sink);
 
     static constexpr size_t kMaxRecord = 64;
+    static constexpr size_t kSpanRun = 64;  // spans handed on per on_task_spans at most
     uint32_t device_;
     uint32_t chip_;
     uint32_t channel_;
     size_t size_;
     size_t pending_ = 0;
     unsigned char partial_[kMaxRecord]{};
+    TaskSpan spans_[kSpanRun];  // feed_soc_logs' run of spans, filled before it is handed on
     DecoderCounts counts_;
 };
 

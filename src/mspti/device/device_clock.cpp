@@ -3,14 +3,6 @@
 #include <ctime>
 
 namespace mspti::device {
-namespace {
-
-constexpr int64_t kNsPerMs = 1000000;
-
-// delta ticks at `freq` ticks per ms, in ns, without overflow for deltas of years.
-int64_t scale(int64_t delta, int64_t freq) { return (delta / freq) * kNsPerMs + (delta % freq) * kNsPerMs / freq; }
-
-}  // namespace
 
 uint64_t read_clock_ns(int id) {
     timespec ts{};
@@ -18,15 +10,9 @@ uint64_t read_clock_ns(int id) {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-uint64_t ticks_to_monotonic(uint64_t ticks, const DeviceSync &sync) {
-    if (sync.freq_per_ms == 0) return ticks;
-    int64_t delta = static_cast<int64_t>(ticks - sync.sync_ticks);
-    return sync.sync_mono_ns + static_cast<uint64_t>(scale(delta, static_cast<int64_t>(sync.freq_per_ms)));
-}
-
 uint64_t host_to_monotonic(uint64_t t, const HostSync &sync) {
     int64_t delta = static_cast<int64_t>(t - sync.sync_ticks);
-    if (sync.freq_per_ms != 0) delta = scale(delta, static_cast<int64_t>(sync.freq_per_ms));
+    if (sync.freq_per_ms != 0) delta = detail::scale(delta, static_cast<int64_t>(sync.freq_per_ms));
     return sync.sync_mono_ns + static_cast<uint64_t>(delta);
 }
 
@@ -48,9 +34,9 @@ HostSync host_sync_now(const HostSync &base, uint64_t (*report_clock)(), uint64_
 }
 
 uint64_t host_to_reference(uint64_t t, const HostSync &now, const HostSync &first) {
-    constexpr int64_t kMinSpanNs = 100 * kNsPerMs;
+    constexpr int64_t kMinSpanNs = 100 * detail::kNsPerMs;
     const auto f = static_cast<int64_t>(now.freq_per_ms);
-    auto ns = [f](int64_t ticks) { return f != 0 ? scale(ticks, f) : ticks; };
+    auto ns = [f](int64_t ticks) { return f != 0 ? detail::scale(ticks, f) : ticks; };
     int64_t back = ns(static_cast<int64_t>(t - now.sync_ticks));
     const int64_t span_report = ns(static_cast<int64_t>(now.sync_ticks - first.sync_ticks));
     const auto span_reference = static_cast<int64_t>(now.sync_mono_ns - first.sync_mono_ns);
@@ -77,16 +63,6 @@ void DeviceClocks::set(uint32_t device, const DeviceSync &sync) {
 
 bool DeviceClocks::known(uint32_t device) const {
     return device < kMaxDevices && slots_[device].freq.load(std::memory_order_acquire) != 0;
-}
-
-uint64_t DeviceClocks::to_monotonic(uint32_t device, uint64_t ticks) const {
-    if (device >= kMaxDevices) return ticks;
-    const Slot &s = slots_[device];
-    DeviceSync sync;
-    sync.freq_per_ms = s.freq.load(std::memory_order_acquire);
-    sync.sync_ticks = s.ticks.load(std::memory_order_relaxed);
-    sync.sync_mono_ns = s.mono.load(std::memory_order_relaxed);
-    return ticks_to_monotonic(ticks, sync);
 }
 
 }  // namespace mspti::device

@@ -18,8 +18,21 @@ struct DeviceSync {
     uint64_t sync_mono_ns = 0;
 };
 
+namespace detail {
+constexpr int64_t kNsPerMs = 1000000;
+/// delta ticks at `freq` ticks per ms, in ns, without overflow for deltas of years.
+inline int64_t scale(int64_t delta, int64_t freq) {
+    return (delta / freq) * kNsPerMs + (delta % freq) * kNsPerMs / freq;
+}
+}  // namespace detail
+
 /// ns of monotonic time at device counter `ticks`, per `sync` (signed: ticks before the sync work).
-uint64_t ticks_to_monotonic(uint64_t ticks, const DeviceSync &sync);
+/// In line: the reader converts two times per task.
+inline uint64_t ticks_to_monotonic(uint64_t ticks, const DeviceSync &sync) {
+    if (sync.freq_per_ms == 0) return ticks;
+    int64_t delta = static_cast<int64_t>(ticks - sync.sync_ticks);
+    return sync.sync_mono_ns + static_cast<uint64_t>(detail::scale(delta, static_cast<int64_t>(sync.freq_per_ms)));
+}
 
 /// Host report time conversion.
 struct HostSync {
@@ -56,7 +69,17 @@ public:
     static constexpr uint32_t kMaxDevices = 64;
     void set(uint32_t device, const DeviceSync &sync);
     /// Monotonic ns of `ticks` on `device`; `ticks` unchanged for a device with no sync.
-    uint64_t to_monotonic(uint32_t device, uint64_t ticks) const;
+    uint64_t to_monotonic(uint32_t device, uint64_t ticks) const { return ticks_to_monotonic(ticks, sync(device)); }
+    /// `device`'s sync (freq_per_ms 0 for none), for converting several times of it with one read.
+    DeviceSync sync(uint32_t device) const {
+        DeviceSync out;
+        if (device >= kMaxDevices) return out;  // no sync: ticks unchanged
+        const Slot &s = slots_[device];
+        out.freq_per_ms = s.freq.load(std::memory_order_acquire);
+        out.sync_ticks = s.ticks.load(std::memory_order_relaxed);
+        out.sync_mono_ns = s.mono.load(std::memory_order_relaxed);
+        return out;
+    }
     bool known(uint32_t device) const;
 
 private:
