@@ -26,6 +26,7 @@ Decoder::Decoder(Store &s, const char *const *cats, size_t n_cats, const char *c
 }
 
 void Decoder::packet(const uint8_t *p, const uint8_t *end) {
+    if (writer_layout(p, end)) return;  // nearly every packet of our own writer
     bool has_ts = false;
     uint64_t ts = 0, seq = 0, flags = 0;
     const uint8_t *te = nullptr, *te_end = nullptr, *desc = nullptr, *desc_end = nullptr;
@@ -151,28 +152,25 @@ void Decoder::track(const uint8_t *p, const uint8_t *end) {
 }
 
 void Decoder::event(const SeqState &st, uint64_t ts, const uint8_t *p, const uint8_t *end) {
-    int64_t type = -1;
-    bool has_track = false, has_counter = false;
-    uint64_t track = 0;
-    int64_t counter = 0;
-    int32_t name = -1, cat = -1;
+    EventFields e;
+    e.ts = ts;
     anns_.clear();
     Field f;
     while (next_field(p, end, f)) {
         if (f.wt == 0) {
             switch (f.num) {
-            case field::kTeNameIid: name = lookup(st.names, f.v); break;
+            case field::kTeNameIid: e.name = lookup(st.names, f.v); break;
             case field::kTeCategoryIids:
-                if (empty_string(cat)) cat = lookup(st.cats, f.v);
+                if (empty_string(e.cat)) e.cat = lookup(st.cats, f.v);
                 break;
-            case field::kTeType: type = static_cast<int64_t>(f.v); break;
+            case field::kTeType: e.type = static_cast<int64_t>(f.v); break;
             case field::kTeTrackUuid:
-                track = f.v;
-                has_track = true;
+                e.track = f.v;
+                e.has_track = true;
                 break;
             case field::kTeCounterValue:
-                counter = static_cast<int64_t>(f.v);
-                has_counter = true;
+                e.counter = static_cast<int64_t>(f.v);
+                e.has_counter = true;
                 break;
             default: break;
             }
@@ -180,19 +178,22 @@ void Decoder::event(const SeqState &st, uint64_t ts, const uint8_t *p, const uin
             if (f.num == field::kTeDebugAnnotations) {
                 anns_.emplace_back(f.data, f.data + f.len);
             } else if (f.num == kTeName) {
-                name = intern(f.data, f.len);
-            } else if (f.num == kTeCategories && empty_string(cat)) {
-                cat = intern(f.data, f.len);
+                e.name = intern(f.data, f.len);
+            } else if (f.num == kTeCategories && empty_string(e.cat)) {
+                e.cat = intern(f.data, f.len);
             }
         }
     }
-    const bool want = wanted(cat, name);
-    switch (type) {
+    record(st, e, wanted(e.cat, e.name));
+}
+
+void Decoder::record(const SeqState &st, const EventFields &e, bool want) {
+    switch (e.type) {
     case mspti_trace::proto::kSliceBegin:
     case mspti_trace::proto::kSliceEnd: {
-        const TrackKey key{track, has_track};
+        const TrackKey key{e.track, e.has_track};
         // The writer interleaves a few tracks (threads, streams): a small cache before the map.
-        Recent &r = recent_[(track ^ (track >> 32) ^ has_track) & (kRecent - 1)];
+        Recent &r = recent_[(e.track ^ (e.track >> 32) ^ e.has_track) & (kRecent - 1)];
         if (r.group == SIZE_MAX || !(r.key == key)) {
             auto [it, added] = group_index_.try_emplace(key, groups_.size());
             if (added) {
@@ -203,7 +204,7 @@ void Decoder::event(const SeqState &st, uint64_t ts, const uint8_t *p, const uin
         }
         const size_t group = r.group;
         if (evs_.size() >= UINT32_MAX) throw std::bad_alloc();  // indices are 32-bit
-        Ev ev{ts, name, cat, -1, type == mspti_trace::proto::kSliceBegin};
+        Ev ev{e.ts, e.name, e.cat, -1, e.type == mspti_trace::proto::kSliceBegin};
         if (ev.begin && want) {
             int64_t first = 0;
             int32_t count = 0;
@@ -219,18 +220,18 @@ void Decoder::event(const SeqState &st, uint64_t ts, const uint8_t *p, const uin
         int64_t first = -1;
         int32_t count = 0;
         if (want) args(st, first, count);
-        s_.instant_name.push_back(name);
-        s_.instant_cat.push_back(cat);
+        s_.instant_name.push_back(e.name);
+        s_.instant_cat.push_back(e.cat);
         s_.instant_arg_first.push_back(first);
         s_.instant_arg_count.push_back(count);
         break;
     }
     case mspti_trace::proto::kCounter:
-        s_.counter_ts.push_back(ts);
-        s_.counter_track.push_back(track);
-        s_.counter_has_track.push_back(has_track);
-        s_.counter_value.push_back(counter);
-        s_.counter_has_value.push_back(has_counter);
+        s_.counter_ts.push_back(e.ts);
+        s_.counter_track.push_back(e.track);
+        s_.counter_has_track.push_back(e.has_track);
+        s_.counter_value.push_back(e.counter);
+        s_.counter_has_value.push_back(e.has_counter);
         break;
     default: break;
     }

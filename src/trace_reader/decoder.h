@@ -87,6 +87,16 @@ struct Store {
     std::string damage_why;
 };
 
+// What a track event says: its fields as the general walk or the writer's layout read them.
+struct EventFields {
+    uint64_t ts = 0;
+    int64_t type = -1;
+    uint64_t track = 0;
+    int64_t counter = 0;
+    int32_t name = -1, cat = -1;
+    bool has_track = false, has_counter = false;
+};
+
 class Decoder {
 public:
     Decoder(Store &s, const char *const *cats, size_t n_cats, const char *const *names, size_t n_names);
@@ -108,6 +118,12 @@ private:
     void interned(SeqState &st, const uint8_t *p, const uint8_t *end);
     void track(const uint8_t *p, const uint8_t *end);
     void event(const SeqState &st, uint64_t ts, const uint8_t *p, const uint8_t *end);
+    // The packet when it is laid out exactly as our writer lays out an event of the sequence
+    // already current: decoded, and true; else false, with nothing changed (decode_writer_layout.cpp).
+    bool writer_layout(const uint8_t *p, const uint8_t *end);
+    // An event's fields into the columns or the events held for pairing; its annotations are in
+    // anns_ where `want` (the category or name asked for).
+    void record(const SeqState &st, const EventFields &e, bool want);
     bool wanted(int32_t cat, int32_t name) const {
         return (cat >= 0 && std::find(wanted_cats_.begin(), wanted_cats_.end(), cat) != wanted_cats_.end()) ||
                (name >= 0 && std::find(wanted_names_.begin(), wanted_names_.end(), name) != wanted_names_.end());

@@ -24,6 +24,7 @@ using mspti_trace::reader::Store;
 namespace field = mspti_trace::proto::field;
 
 constexpr size_t kChunk = 8u << 20;  // bytes read at a time
+constexpr uint8_t kPacketKey = field::kTracePacket << 3 | mspti_trace::proto::kLength;
 
 // The result handed out: the C struct first, so that its address is the Result's.
 struct Result {
@@ -67,8 +68,15 @@ void read_file(int fd, uint64_t file_size, Decoder &dec, Store &s, MsptiPftColum
         }
         const uint8_t *p = buf.data() + pos, *end = buf.data() + len;
         uint64_t key = 0, n = 0;
-        int r = mspti_trace::reader::try_varint(p, end, key);
-        if (r > 0) r = mspti_trace::reader::try_varint(p, end, n);
+        int r = 1;
+        if (end - p >= 2 && p[0] == kPacketKey && p[1] < 0x80) {  // the key and a length under 128: one byte each
+            key = p[0];
+            n = p[1];
+            p += 2;
+        } else {
+            r = mspti_trace::reader::try_varint(p, end, key);
+            if (r > 0) r = mspti_trace::reader::try_varint(p, end, n);
+        }
         if (r < 0) {
             s.damage_why = "varint too long";
             cols.damage_offset = static_cast<int64_t>(base + pos);
@@ -79,7 +87,7 @@ void read_file(int fd, uint64_t file_size, Decoder &dec, Store &s, MsptiPftColum
             refill(len - pos + 32);
             continue;
         }
-        if (key != (field::kTracePacket << 3 | 2)) {
+        if (key != kPacketKey) {
             s.damage_why = "not a Trace.packet field (key " + std::to_string(key) + ")";
             cols.damage_offset = static_cast<int64_t>(base + pos);
             return;
