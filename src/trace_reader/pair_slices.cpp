@@ -9,7 +9,34 @@
 
 namespace mspti_trace::reader {
 
-// The writer writes each track nearly in time order: a track whose events are in order is not sorted.
+namespace {
+
+// A track's events by time, equal times in file order. The writer writes each track nearly in
+// time order: an insertion sort while it stays cheap (a track in order costs one comparison an
+// event), std::stable_sort once it does not. Both are stable: the result is the same.
+void sort_by_time(std::vector<uint32_t> &idx, const std::vector<Ev> &evs) {
+    const size_t limit = 8 * idx.size() + 64;  // element moves before giving up on insertion
+    size_t moves = 0;
+    for (size_t i = 1; i < idx.size(); ++i) {
+        const uint32_t v = idx[i];
+        const uint64_t t = evs[v].ts;
+        if (!(t < evs[idx[i - 1]].ts)) continue;
+        size_t j = i;
+        do {
+            idx[j] = idx[j - 1];
+            --j;
+            ++moves;
+        } while (j > 0 && t < evs[idx[j - 1]].ts);
+        idx[j] = v;
+        if (moves > limit) {
+            std::stable_sort(idx.begin(), idx.end(), [&evs](uint32_t a, uint32_t b) { return evs[a].ts < evs[b].ts; });
+            return;
+        }
+    }
+}
+
+}  // namespace
+
 void Decoder::pair() {
     size_t n = 0;
     for (const auto &g : groups_) n += g.size() / 2;
@@ -27,10 +54,9 @@ void Decoder::pair() {
     }
     constexpr uint64_t kMaxTime = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
     std::vector<uint32_t> stack;
-    const auto by_time = [this](uint32_t a, uint32_t b) { return evs_[a].ts < evs_[b].ts; };
     for (size_t g = 0; g < groups_.size(); ++g) {
         std::vector<uint32_t> &idx = groups_[g];
-        if (!std::is_sorted(idx.begin(), idx.end(), by_time)) std::stable_sort(idx.begin(), idx.end(), by_time);
+        sort_by_time(idx, evs_);
         stack.clear();
         for (const uint32_t i : idx) {
             if (evs_[i].begin) {
