@@ -53,7 +53,7 @@ def before_tree(rev, base):
     d = os.path.join(base, "before")
     os.makedirs(d)
     paths = ["python/mspti_trace"]
-    has_native = subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{rev}:src/trace_reader/pftrace_columns.cpp"],
+    has_native = subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{rev}:src/trace_reader"],
                                 capture_output=True).returncode == 0
     if has_native:
         paths += ["src/trace_reader", "src/trace/proto.h"]
@@ -63,8 +63,9 @@ def before_tree(rev, base):
     if has_native:
         lib = os.path.join(d, "lib")
         os.makedirs(lib)
+        sources = sorted(glob.glob(os.path.join(d, "src", "trace_reader", "*.cpp")))  # one file or several
         subprocess.run(["c++", "-std=c++20", "-O2", "-g", "-DNDEBUG", "-fPIC", "-shared", "-fvisibility=hidden",
-                        "-I", os.path.join(d, "src", "trace"), os.path.join(d, "src", "trace_reader", "pftrace_columns.cpp"),
+                        "-I", os.path.join(d, "src", "trace"), *sources,
                         "-o", os.path.join(lib, "libmspti_trace_reader.so")], check=True)
     return os.path.join(d, "python"), lib
 

@@ -18,7 +18,7 @@ import numpy as np
 from conftest import MSPTI_TRACE, HERE, ranks_program, trace
 from mspti_trace import reader_native, summary, wire
 from mspti_trace.columns import Columns, group_pairs
-from pftrace_writer import Writer, field
+from pftrace_writer import Writer, field, varint
 from mspti_trace.model import Process, parse_name
 from mspti_trace.reader_common import sanitize
 from mspti_trace.reader_pftrace import read_pftrace as python_read
@@ -183,6 +183,96 @@ def test_collective_args_of_every_type_read_alike(tmp_path):
     assert len(ref["slices"]) == 2 * 3 * len(ARG_CASES)
     comms = {s[7] for s in ref["slices"]}
     assert {"c1", "5", "2.5", "b", "c9", None} <= comms, comms  # every way to a communicator is compared
+    assert native == ref
+
+
+def _laid_out(ts, seq, te, flags=2, ts_key=b"\x40", after=b""):
+    """A packet as src/trace/pftrace_sink.cpp lays out an event: timestamp, sequence id, flags, the
+    track event last (ts_key, after, and ts None: ways to leave that layout)."""
+    head = b"" if ts is None else ts_key + varint(ts)
+    return head + field(10, 0, seq) + field(13, 0, flags) + field(11, 2, te) + after
+
+
+def _te(kind, track, name=None, cat=None, anns=(), flows=(), counter=None):
+    """A track event with interned name and category, its fields in the writer's order."""
+    te = field(9, 0, kind) + field(11, 0, track)
+    if name is not None:
+        te += field(10, 0, name)
+    if cat is not None:
+        te += field(3, 0, cat)
+    te += b"".join(field(4, 2, a) for a in anns)
+    te += b"".join(field(47, 1, f) for f in flows)
+    if counter is not None:
+        te += field(30, 0, counter)
+    return te
+
+
+def _interned(num, entries):
+    """InternedData entries of one table (1: categories, 2: names, 3: annotation names)."""
+    return b"".join(field(num, 2, field(1, 0, iid) + field(2, 2, text)) for iid, text in entries)
+
+
+def _iann(iid, num, wt, value):
+    """A DebugAnnotation with an interned name, as the writer writes them."""
+    return field(1, 0, iid) + field(num, wt, value)
+
+
+def test_packets_near_the_writers_layout_read_alike(tmp_path):
+    # The native decoder reads the writer's own layout on a path of its own and anything else with
+    # the general walk: packets in that layout and packets one step off it (another field order, a
+    # field twice or unknown, a key in two bytes, another sequence, the state cleared, a time past
+    # INT64_MAX, no time) must read as the Python reader reads them; the last one is damaged in
+    # that layout (an annotation runs past its event).
+    w = Writer(pid=7, rank=0)
+    row, counter_row = w.track("stream 3"), w.track("memory")
+    interned = (_interned(1, [(1, "kernel"), (2, "hccl"), (3, "")]) +
+                _interned(2, [(1, "k1"), (2, "HcclAllReduce"), (3, "mspti-trace stats")]) +
+                _interned(3, [(1, "bytes"), (2, "comm"), (3, "bandwidth_gbps"), (4, "filtered")]))
+    hccl_args = [_iann(1, 3, 0, 4096), _iann(2, 6, 2, "c1"), _iann(3, 5, 1, _f64(2.5))]
+    end = _te(2, row)
+    clock = [1000]
+
+    def tick():
+        clock[0] += 10
+        return clock[0]
+
+    w.packets += [
+        # the first use of names: the interned data ahead of the event (the writer's other layout)
+        field(8, 0, tick()) + field(10, 0, 7) + field(13, 0, 2) + field(12, 2, interned) +
+        field(11, 2, _te(1, row, 1, 1)),
+        _laid_out(tick(), 7, end),
+        _laid_out(tick(), 7, _te(1, row, 2, 2, hccl_args, flows=(5, 6))),
+        _laid_out(tick(), 7, end),
+        _laid_out(tick(), 7, _te(1, row, 1, 3) + field(3, 0, 2)),  # two categories, the first empty
+        _laid_out(tick(), 7, end),
+        _laid_out(tick(), 7, field(9, 0, 1) + field(11, 0, row) + field(3, 0, 2) + field(10, 0, 2)),  # reordered
+        _laid_out(tick(), 7, end),
+        _laid_out(tick(), 7, _te(1, row, 1, 1), ts_key=b"\xc0\x00"),  # the time's key in two bytes
+        _laid_out(tick(), 7, end, after=field(99, 0, 1)),  # a field after the event
+        _laid_out(tick(), 7, _te(1, row, 1, 1) + field(50, 0, 3)),  # an unknown field in the event
+        _laid_out(tick(), 7, end, after=field(13, 0, 2)),  # the flags twice
+        _laid_out(tick(), 7, _te(1, row, 99, 1)),  # a name never interned
+        _laid_out(tick(), 7, end),
+        _laid_out(tick(), 7, _te(4, counter_row, counter=12345)),
+        _laid_out(tick(), 7, _te(4, counter_row, counter=(-5) & ((1 << 64) - 1))),
+        _laid_out(tick(), 7, _te(3, row, 3, 1, [_iann(4, 3, 0, 11), _iann(1, 4, 0, 7)])),  # the stats instant
+        _laid_out(tick(), 9, _te(1, row, 1, 1)),  # another sequence, then back
+        _laid_out(tick(), 9, end),
+        _laid_out(tick(), 7, _te(1, row, 2, 2, hccl_args)),
+        _laid_out(tick(), 7, end),
+        _laid_out(tick(), 7, _te(1, row, 1, 1)),
+        _laid_out((1 << 63) + 5, 7, end),  # a time past INT64_MAX
+        _laid_out(None, 7, _te(1, row, 1, 1)),  # no time
+        _laid_out(tick(), 7, _te(1, row, 1, 1), flags=3),  # the state cleared: names unknown from here
+        _laid_out(tick(), 7, end),
+        _laid_out(tick(), 7, _te(1, row, 2, 2) + b"\x22\x7f"),  # damaged
+        _laid_out(tick(), 7, end),
+    ]
+    path = tmp_path / "trace.rank0.pid7.pftrace"
+    path.write_bytes(w.bytes())
+    native, ref = both(str(path))
+    assert len(ref["slices"]) >= 9 and any("damaged at offset" in w for w in ref["warnings"]), ref
+    assert {s[1] for s in ref["slices"]} >= {"kernel", "hccl"}, ref
     assert native == ref
 
 
