@@ -74,14 +74,20 @@ def np_union(starts, ends, sel=None, native=None):
     if sel is not None:
         starts, ends = starts[sel], ends[sel]
     keep = ends > starts
-    s, e = starts[keep], ends[keep]
-    if not len(s):
-        return s, e
-    order = np.argsort(s, kind="stable")
-    s, e = s[order], e[order]
-    reach = np.maximum.accumulate(e)
-    first = np.flatnonzero(np.concatenate(([True], s[1:] > reach[:-1])))  # a gap before: a new interval
-    return s[first], np.maximum.reduceat(e, first)
+    return _np_sweep(starts[keep], ends[keep])
+
+
+def _np_sweep(starts, ends):
+    """The set covering non-empty [start, end) pairs: a stable sort by start (timsort, which
+    merges runs already in order in linear time) and one sweep joining what overlaps or touches."""
+    import numpy as np
+    if not len(starts):
+        return starts, ends
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    reach = np.maximum.accumulate(ends)
+    first = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))  # a gap before: a new interval
+    return starts[first], np.maximum.reduceat(ends, first)
 
 
 def np_length_before(span, xs):
@@ -97,16 +103,9 @@ def np_length_before(span, xs):
 
 
 def np_join(*spans):
-    """The union of sets. Each set is already sorted and disjoint, so a stable sort (a merge of
-    sorted runs, linear for two) and one sweep do it: 2.7 times faster than np_union's full sort
-    on the 300,000 intervals of a rank's host and device sets."""
+    """The union of sets. Each set is already sorted and disjoint, so _np_sweep's stable sort only
+    merges their runs: 2.7 times faster than np_union's full sort in C++ on the 300,000 intervals
+    of a rank's host and device sets."""
     import numpy as np
-    starts = np.concatenate([s for s, _ in spans]).astype(np.int64, copy=False)
-    ends = np.concatenate([e for _, e in spans]).astype(np.int64, copy=False)
-    if not len(starts):
-        return starts, ends
-    order = np.argsort(starts, kind="stable")  # timsort: finds the runs and merges them
-    starts, ends = starts[order], ends[order]
-    reach = np.maximum.accumulate(ends)
-    first = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))  # a gap before: a new interval
-    return starts[first], np.maximum.reduceat(ends, first)
+    return _np_sweep(np.concatenate([s for s, _ in spans]).astype(np.int64, copy=False),
+                     np.concatenate([e for _, e in spans]).astype(np.int64, copy=False))
