@@ -44,17 +44,26 @@ int kind_at(const uint8_t *record) {
 }
 
 // Record sizes by kind for msptiActivityGetNextRecord: one load where record_size() is a range
-// check and a switch. 0 for a value that is not a kind (any int outside 0..15 is looked up as 0).
-static_assert(mspti::kMaxRecordSize <= UINT16_MAX, "record sizes fit the walk's table");
+// check and a switch. A value that is not a kind (any int outside 0..15 is looked up as 0) has
+// kNotARecord, a size no buffer holds twice: the walk's room test sends it to the full walk,
+// which reports it, so the common path needs no test of its own for it. (A caller that states
+// 2^62 valid bytes or more states what no buffer holds; given that and a pointer to a non-record
+// of its own making, the walk would read where the size says.)
+constexpr uint64_t kNotARecord = uint64_t{1} << 61;
 const struct WalkSizes {
-    uint16_t size[16];
+    uint64_t size[16];
     WalkSizes() : size{} {
-        for (int kind = 0; kind < 16; ++kind) size[kind] = static_cast<uint16_t>(mspti::record_size(kind));
+        for (int kind = 0; kind < 16; ++kind) {
+            const size_t bytes = mspti::record_size(kind);
+            size[kind] = bytes != 0 ? bytes : kNotARecord;
+        }
     }
 } g_walk_sizes;
 
+// The size of a record of `kind`, or 0 if `kind` is not a kind.
 inline size_t walk_size(int kind) {
-    return static_cast<unsigned>(kind) < 16 ? g_walk_sizes.size[static_cast<unsigned>(kind)] : 0;
+    const uint64_t size = static_cast<unsigned>(kind) < 16 ? g_walk_sizes.size[static_cast<unsigned>(kind)] : 0;
+    return size != kNotARecord ? size : 0;
 }
 
 __attribute__((noinline, cold)) msptiResult null_walk_argument(const uint8_t *buffer) {
@@ -125,6 +134,7 @@ msptiResult msptiActivityEnable(msptiActivityKind kind) {
         return fail(MSPTI_ERROR_DEVICE_OFFLINE, "msptiActivityEnable: kind %d cannot be collected on this host: %s",
                     static_cast<int>(kind), why);
     ActivityEngine::instance().set_enabled(kind, true);
+    if (kind == MSPTI_ACTIVITY_KIND_MARKER) mspti::mstx::refresh_default_marks();
     mspti::device::attach();  // the profiling command and channels this kind needs
     return MSPTI_SUCCESS;
 }
@@ -135,6 +145,7 @@ msptiResult msptiActivityDisable(msptiActivityKind kind) {
     // disable right after the device's work loses nothing.
     if (mspti::device::is_device_kind(kind)) mspti::device::flush_device();
     ActivityEngine::instance().set_enabled(kind, false);
+    if (kind == MSPTI_ACTIVITY_KIND_MARKER) mspti::mstx::refresh_default_marks();
     mspti::device::attach();  // stop the reports and channels no enabled kind needs
     return MSPTI_SUCCESS;
 }
@@ -158,7 +169,7 @@ msptiResult msptiActivityDisableMarkerDomain(const char *name) {
 msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, msptiActivity **record) {
     // Called once per record by every client. Most records are followed by one of their own kind
     // (a run of markers, of kernels): if both lie inside the valid bytes, that is the answer, with
-    // one table load; everything else, errors included, is next_record's (out of line, so this
+    // one table load and no test of the size it gives; everything else, errors included, is next_record's (out of line, so this
     // path saves no registers). Offsets, not pointers, are compared: buffer + validBufferSizeBytes
     // may not be a valid pointer (a huge size would wrap around the address space). A NULL
     // *record (the first call) lies below the buffer, so it needs no test of its own. The sums
@@ -171,12 +182,16 @@ msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBy
         const size_t offset = current - start;
         if (__builtin_expect(current >= start && offset + sizeof(msptiActivity) <= valid, 1)) {
             const int kind = kind_at(reinterpret_cast<const uint8_t *>(current));
-            const size_t stride = walk_size(kind);
-            if (__builtin_expect(stride != 0 && offset + 2 * stride <= valid &&
-                                     kind_at(reinterpret_cast<const uint8_t *>(current + stride)) == kind,
-                                 1)) {
-                *record = reinterpret_cast<msptiActivity *>(current + stride);
-                return MSPTI_SUCCESS;
+            const unsigned index = static_cast<unsigned>(kind);
+            if (__builtin_expect(index < 16, 1)) {
+                // A value that is not a kind has kNotARecord here, which fails the room test.
+                const uint64_t stride = g_walk_sizes.size[index];
+                if (__builtin_expect(offset + 2 * stride <= valid &&
+                                         kind_at(reinterpret_cast<const uint8_t *>(current + stride)) == kind,
+                                     1)) {
+                    *record = reinterpret_cast<msptiActivity *>(current + stride);
+                    return MSPTI_SUCCESS;
+                }
             }
         }
     }

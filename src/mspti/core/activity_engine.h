@@ -32,7 +32,10 @@ public:
     // The record path below is static: it touches the kind switches and this thread's staging
     // only, and reaches the engine object on its slow paths (first record, full ring, nudges).
     static bool enabled(int kind) { return enabled_[kind].load(std::memory_order_relaxed); }
-    static void set_enabled(int kind, bool on) { enabled_[kind].store(on, std::memory_order_relaxed); }
+    // A switch's store and this load are sequentially consistent, for a caller that derives a
+    // switch of its own from them (mstx::refresh_default_marks).
+    static bool enabled_now(int kind) { return enabled_[kind].load(); }
+    static void set_enabled(int kind, bool on) { enabled_[kind].store(on); }
 
     // This thread's staging (created on first use, also in a thread's exit path); nullptr only if
     // it could not be registered.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/diagnostics.h"
+#include "core/activity_engine.h"
 #include "core/string_table.h"
 
 namespace mspti::mstx {
@@ -91,8 +92,25 @@ void set_domain_enabled(const char *name, bool enabled) {
     } else {
         disabled_names().insert(name);
     }
-    if (std::strcmp(name, kDefaultDomain) == 0) g_default_enabled.store(enabled, std::memory_order_relaxed);
+    if (std::strcmp(name, kDefaultDomain) == 0) {
+        g_default_enabled.store(enabled);
+        refresh_default_marks();
+    }
     if (mstxDomainRegistration_st *d = find_locked(name)) d->enabled.store(enabled, std::memory_order_relaxed);
+}
+
+void refresh_default_marks() {
+    // Two callers may race (the domain switch and the kind switch, from different threads): each
+    // stores what it read, then reads again, and stores again if that changed. All of it is
+    // sequentially consistent, so the last store of all is followed by a read of the switches'
+    // final values, and a caller only stops when that read agrees with what it stored.
+    auto wanted = [] { return g_default_enabled.load() && ActivityEngine::enabled_now(MSPTI_ACTIVITY_KIND_MARKER); };
+    for (bool on = wanted();;) {
+        g_default_marks_on.store(on);
+        const bool now = wanted();
+        if (now == on) return;
+        on = now;
+    }
 }
 
 void domains_fork_prepare() { domain_mutex().lock(); }

@@ -18,10 +18,19 @@ namespace mspti::mstx {
 constexpr const char *kDefaultDomain = "default";
 constexpr size_t kMaxDomains = 4096;
 
-// Whether the "default" domain (mstxMarkA, mstxRangeStartA, mstxRangeEnd) is enabled; read
-// inline by every mark.
+// Whether the "default" domain (mstxMarkA, mstxRangeStartA, mstxRangeEnd) is enabled.
 inline constinit std::atomic<bool> g_default_enabled{true};
 inline bool default_domain_enabled() { return g_default_enabled.load(std::memory_order_relaxed); }
+
+// Whether a default-domain mark is recorded: the default domain and the MARKER kind both on. One
+// byte, so that every mstxMarkA tests one switch, not two; kept equal to the two by
+// refresh_default_marks() after either changes.
+inline constinit std::atomic<bool> g_default_marks_on{false};
+inline bool default_marks_on() { return g_default_marks_on.load(std::memory_order_relaxed); }
+
+// Sets g_default_marks_on from the two switches it stands for. Call after changing either;
+// lock-free, so it is safe where they may change (a signal handler included).
+void refresh_default_marks();
 
 // Valid name: non-NULL and shorter than 255 characters.
 bool is_valid_name(const char *text);

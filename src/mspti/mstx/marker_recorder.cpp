@@ -1,6 +1,7 @@
 #include "mstx/marker_recorder.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 
 #include "common/diagnostics.h"
@@ -137,6 +138,13 @@ uint64_t next_marker_id() {
 
 namespace {
 
+// The first 16 bytes of a host mark with an interned name (see mark_without_calls).
+struct alignas(16) MarkHeader {
+    int32_t kind, flag, source_kind, timestamp_low;
+};
+constexpr MarkHeader kMarkHeader{MSPTI_ACTIVITY_KIND_MARKER, MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS,
+                                 MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName, 0};
+
 // Writes a host mark of the default domain with an interned `name` into this thread's ring, if
 // that needs no call: an id left in the thread's block, the TSC in use, room in the ring. False
 // (nothing written) otherwise. kTicksInUse: the caller knows that raw ticks are in use.
@@ -152,9 +160,10 @@ inline bool mark_without_calls(ThreadStaging *s, const char *name) {
     }
     const msptiObjectId object = s->host_object;  // read before the stores below, which could alias it
     auto *m = static_cast<msptiActivityMarker *>(s->ring.slot_at(h));
-    m->kind = MSPTI_ACTIVITY_KIND_MARKER;
-    m->flag = MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
-    m->sourceKind = static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName);
+    // kind, flag and sourceKind as one 16-byte store of a constant; its last 4 bytes are the
+    // timestamp's, which the next store overwrites (three stores would take an instruction more).
+    static_assert(offsetof(msptiActivityMarker, timestamp) == 12, "the header's last 4 bytes are the timestamp's");
+    std::memcpy(static_cast<void *>(m), &kMarkHeader, sizeof(kMarkHeader));
     m->timestamp = at;
     m->id = id;
     m->objectId = object;
@@ -176,7 +185,7 @@ __attribute__((noinline)) void mark_cached(ThreadStaging *s, const char *message
 
 void mark(const char *message, aclrtStream stream) {
     // Not collecting: nothing to record (nor to report: mark_in would return at once too).
-    if (!default_domain_enabled() || !ActivityEngine::enabled(kMarker)) return;
+    if (!default_marks_on()) return;
     // The common case inline, with no call: a host mark, a thread with its staging, the message
     // it interned last, an id left in its block, room in the ring. Anything else goes out of
     // line (a jump, not a call), so this path saves no registers. A NULL message is never the
