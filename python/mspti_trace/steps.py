@@ -81,10 +81,13 @@ class DeviceSets:
     def host(self, proc, step_name):
         """API calls and inner ranges on host threads: where the host was doing something."""
         c = proc.cols
-        api = c.mask(*API_CATEGORIES)
+        # Category by category: each is in time order (but for a few calls of a second thread),
+        # so the pairs come as a few sorted runs.
+        api = [c.mask(cat) for cat in API_CATEGORIES]
         ranges = [s for s in host_ranges(proc) if s.name != step_name]
-        return iv.np_union(np.concatenate((c.start[api], np.array([s.start for s in ranges], np.int64))),
-                           np.concatenate((c.end[api], np.array([s.end for s in ranges], np.int64))))
+        starts = [c.start[m] for m in api] + [np.array([s.start for s in ranges], np.int64)]
+        ends = [c.end[m] for m in api] + [np.array([s.end for s in ranges], np.int64)]
+        return iv.np_union_runs(np.concatenate(starts), np.concatenate(ends))
 
 
 def breakdowns(sets, host, windows):

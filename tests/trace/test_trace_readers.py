@@ -392,3 +392,18 @@ def test_native_union_is_numpys():
             assert native[0].tolist() == ref[0].tolist() and native[1].tolist() == ref[1].tolist(), n
             if n >= 300:
                 assert 1 < len(ref[0]) < n  # some joined, some apart
+
+
+def test_union_of_sorted_runs_is_the_union():
+    from mspti_trace import intervals
+    rng = np.random.default_rng(SEED + 4)
+    for n in (0, 1, 6, 500, 60000):
+        runs = []
+        for _ in range(4):  # a few runs, each in start order, some pairs empty or reversed
+            start = np.sort(rng.integers(0, 500 * n + 100, n))
+            runs.append((start, start + rng.integers(-5, 300, n)))
+        start, end = np.concatenate([s for s, _ in runs]), np.concatenate([e for _, e in runs])
+        got = intervals.np_union_runs(start, end)
+        ref = intervals.union(zip(start.tolist(), end.tolist()))  # the list way
+        assert [list(x) for x in zip(got[0].tolist(), got[1].tolist())] == ref, n
+        assert n < 500 or 1 < len(ref) < len(start) / 2  # some joined, some apart
