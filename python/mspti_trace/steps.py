@@ -57,13 +57,16 @@ def choose_step(run, wanted=None):
 
 
 def instances(proc, name):
-    """The outermost instances of range `name` on the process, in time order."""
-    out = []
-    for r in sorted((r for r in host_ranges(proc) if r.name == name), key=lambda r: (r.start, -r.end)):
-        if out and r.start >= out[-1].start and r.end <= out[-1].end:
-            continue  # nested in a previous instance of the same name
-        out.append(r)
-    return out
+    """The outermost instances of range `name` on the process, in time order. Made once per
+    process and name (analyze asks twice)."""
+    got = proc._of.get(("instances", name))
+    if got is None:
+        got = proc._of[("instances", name)] = []
+        for r in sorted((r for r in host_ranges(proc) if r.name == name), key=lambda r: (r.start, -r.end)):
+            if got and r.start >= got[-1].start and r.end <= got[-1].end:
+                continue  # nested in a previous instance of the same name
+            got.append(r)
+    return list(got)
 
 
 class DeviceSets:
@@ -90,25 +93,25 @@ class DeviceSets:
         return iv.np_union_runs(np.concatenate(starts), np.concatenate(ends))
 
 
-def breakdowns(sets, host, windows):
-    """The step breakdown over each window (start, end), in ns: every window at once, from the
-    length of each set before each window's ends. Overlap is |K| + |C| - |K or C|, host time
-    outside device work |H or B| - |B|."""
+def breakdowns(sets, host, windows, rank):
+    """The rows {rank, step, start, end, duration, compute, ...} of one rank's steps, in ns, over
+    each window (start, end): every window at once, from the length of each set before each
+    window's ends. Overlap is |K| + |C| - |K or C|, host time outside device work |H or B| - |B|."""
     lo = np.array([w[0] for w in windows], np.int64)
     hi = np.array([w[1] for w in windows], np.int64)
 
-    def within(span):
-        return (iv.np_length_before(span, hi) - iv.np_length_before(span, lo)).tolist()
+    def within(span):  # as Python ints (an object array): the sums and differences below are exact
+        return (iv.np_length_before(span, hi) - iv.np_length_before(span, lo)).astype(object)
 
     compute, comm, busy = within(sets.kernel), within(sets.comm), within(sets.busy)
     either, host_or_busy = within(sets.kernel_or_comm), within(iv.np_join(host, sets.busy))
-    out = []
-    for n, (a, b) in enumerate(windows):
-        overlap = compute[n] + comm[n] - either[n]
-        out.append({"duration": b - a, "compute": compute[n], "communication": comm[n], "overlap": overlap,
-                    "exposed_communication": comm[n] - overlap, "idle": (b - a) - busy[n],
-                    "host_only": host_or_busy[n] - busy[n]})
-    return out
+    duration = hi.astype(object) - lo.astype(object)
+    overlap = compute + comm - either
+    cols = [x.tolist() for x in (lo, hi, duration, compute, comm, overlap, comm - overlap, duration - busy,
+                                 host_or_busy - busy)]
+    return [{"rank": rank, "step": n, "start": a, "end": b, "duration": d, "compute": k, "communication": c,
+             "overlap": o, "exposed_communication": e, "idle": i, "host_only": h}
+            for n, (a, b, d, k, c, o, e, i, h) in enumerate(zip(*cols))]
 
 
 def step_breakdowns(run, step_name, coll_cat):
@@ -123,6 +126,5 @@ def step_breakdowns(run, step_name, coll_cat):
         else:
             c = p.cols
             windows = [(int(c.start.min()), int(c.end.max()))] if len(c) else []
-        for n, (w, b) in enumerate(zip(windows, breakdowns(sets, host, windows))):
-            rows.append({"rank": p.label, "step": n, "start": w[0], "end": w[1], **b})
+        rows += breakdowns(sets, host, windows, p.label)
     return rows

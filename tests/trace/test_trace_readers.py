@@ -543,3 +543,33 @@ def test_waits_per_communicator_are_the_per_instance_ones():
             for h in groups:
                 shared = set(ends[first]) & set(ends[h])
                 assert offsets[h] == int(round(statistics.median(ends[first][k] - ends[h][k] for k in shared)))
+
+
+def test_step_rows_are_the_per_step_ones():
+    """steps.breakdowns (numpy columns, then rows) against a row built step by step."""
+    from types import SimpleNamespace
+    from mspti_trace import intervals, steps
+    rng = np.random.default_rng(SEED + 6)
+
+    def some_set(n):
+        start = rng.integers(0, 1000 * n + 10, n)
+        return intervals.np_union(start, start + rng.integers(1, 2000, n), native=False)
+
+    for n in (0, 1, 40, 400):
+        sets = SimpleNamespace(kernel=some_set(n), comm=some_set(n // 3), busy=some_set(n))
+        sets.kernel_or_comm = intervals.np_join(sets.kernel, sets.comm)
+        host = some_set(2 * n)
+        a = np.sort(rng.integers(-100, 1000 * n + 100, n))
+        windows = list(zip(a.tolist(), (a + rng.integers(0, 5000, n)).tolist()))
+        got = steps.breakdowns(sets, host, windows, "rank 3")
+        ref = []
+        for k, (lo, hi) in enumerate(windows):
+            def within(iv, lo=lo, hi=hi):
+                return intervals.length(intervals.clip([list(x) for x in zip(iv[0].tolist(), iv[1].tolist())], lo, hi))
+            comp, comm, busy, either = (within(x) for x in (sets.kernel, sets.comm, sets.busy, sets.kernel_or_comm))
+            overlap = comp + comm - either
+            ref.append({"rank": "rank 3", "step": k, "start": lo, "end": hi, "duration": hi - lo, "compute": comp,
+                        "communication": comm, "overlap": overlap, "exposed_communication": comm - overlap,
+                        "idle": hi - lo - busy, "host_only": within(intervals.np_join(host, sets.busy)) - busy})
+        assert got == ref and [list(r) for r in got] == [list(r) for r in ref], n  # the keys in order too
+        assert all(type(v) is int for r in got for v in r.values() if v != "rank 3")
