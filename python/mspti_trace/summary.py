@@ -230,10 +230,14 @@ def rank_overview(run):
     for p in run.processes:
         cols = p.cols
         k = cols.mask(KERNEL)
-        c = p.of("hccl") or p.of(*COLLECTIVE_CATEGORIES)
-        cbytes, ctime = sum(s.bytes for s in c), sum(s.dur for s in c)
+        c = cols.mask("hccl")
+        if not c.any():
+            c = cols.mask(*COLLECTIVE_CATEGORIES)
+        # Sums of Python ints, as exact as the slices' own.
+        cbytes = sum(cols.bytes[c].tolist())
+        ctime = sum(cols.end[c].tolist()) - sum(cols.start[c].tolist())
         rows.append({"name": p.label, "kind": f"pid {p.pid}", "count": int(k.sum()), "total_ns": int(cols.dur(k).sum()),
-                     "collectives": len(c), "collective_ns": ctime,
+                     "collectives": int(c.sum()), "collective_ns": ctime,
                      "bandwidth_gbps": cbytes / ctime if ctime else 0.0,
                      "dropped": sum(p.dropped().values())})
     return rows
