@@ -573,3 +573,12 @@ def test_step_rows_are_the_per_step_ones():
                         "idle": hi - lo - busy, "host_only": within(intervals.np_join(host, sets.busy)) - busy})
         assert got == ref and [list(r) for r in got] == [list(r) for r in ref], n  # the keys in order too
         assert all(type(v) is int for r in got for v in r.values() if v != "rank 3")
+
+
+def test_analyze_json_rows_without_the_c_encoder_are_the_same(monkeypatch):
+    from mspti_trace import jsontext
+    rng = random.Random(SEED + 7)
+    objs = [_random_json(rng) for _ in range(1000)]
+    fast = [jsontext.dumps(o, flat_rows=True) for o in objs]
+    monkeypatch.setattr(jsontext, "_C_ONE_LINE", None)  # a Python without json's C accelerator
+    assert [jsontext.dumps(o, flat_rows=True) for o in objs] == fast
