@@ -56,9 +56,13 @@ def dumps(obj, indent=1, flat_rows=False):
     return "".join(out)
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def _is_flat(o):
     for v in (o.values() if isinstance(o, dict) else o):
-        if isinstance(v, (list, tuple, dict)):
+        # The exact scalar types first: one set lookup, where isinstance tests three classes.
+        if type(v) not in _SCALARS and isinstance(v, (list, tuple, dict)):
             return False
     return True
 
