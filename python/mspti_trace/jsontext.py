@@ -92,7 +92,10 @@ def _encode(o, out, level, step, flat_rows=False):
         for v in o:
             out.append(inner if first else "," + inner)
             first = False
-            _encode(v, out, level + 1, step, flat_rows)
+            if flat_rows and type(v) is dict and _is_flat(v):  # a table's row, the common case: no call
+                out.append(_one_line(v))
+            else:
+                _encode(v, out, level + 1, step, flat_rows)
         out.append("\n" + step * level + "]")
     elif isinstance(o, dict):
         if not o:
