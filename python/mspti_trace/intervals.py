@@ -78,9 +78,9 @@ def np_union(starts, ends, sel=None, native=None):
 
 
 def np_union_runs(starts, ends):
-    """np_union of pairs that come as a few runs, each sorted by start (one kind of call after
-    another, each in time order): the stable sort merges the runs in near-linear time, where
-    np_union's C++ way sorts them all (a rank's host set of 450,000 API calls: 17 ms against 35)."""
+    """np_union of pairs that come in runs already sorted by start (a rank's API calls in file
+    order): the stable sort (timsort) merges the runs, where np_union's C++ way sorts them all (a
+    rank's host set of 450,000 API calls: 9.8 ms against 31.3, best of 15)."""
     import numpy as np
     starts, ends = np.asarray(starts, np.int64), np.asarray(ends, np.int64)
     keep = ends > starts

@@ -85,13 +85,10 @@ class DeviceSets:
     def host(self, proc, step_name):
         """API calls and inner ranges on host threads: where the host was doing something."""
         c = proc.cols
-        # Category by category: each is in time order (but for a few calls of a second thread),
-        # so the pairs come as a few sorted runs.
-        api = [c.mask(cat) for cat in API_CATEGORIES]
+        api = c.mask(*API_CATEGORIES)  # in file order: long runs already sorted by start
         ranges = [s for s in host_ranges(proc) if s.name != step_name]
-        starts = [c.start[m] for m in api] + [np.array([s.start for s in ranges], np.int64)]
-        ends = [c.end[m] for m in api] + [np.array([s.end for s in ranges], np.int64)]
-        return iv.np_union_runs(np.concatenate(starts), np.concatenate(ends))
+        return iv.np_union_runs(np.concatenate((c.start[api], np.array([s.start for s in ranges], np.int64))),
+                                np.concatenate((c.end[api], np.array([s.end for s in ranges], np.int64))))
 
 
 def breakdowns(sets, host, windows, rank):
