@@ -20,12 +20,11 @@ def host_offsets(groups, cat):
     host_of = {p.label: h for h, procs in groups.items() for p in procs}
     insts, _ = waits.collective_instances(Run([p for procs in groups.values() for p in procs], []), cat)
     ends = defaultdict(dict)  # host -> {(comm, k): earliest end among its ranks}
-    for comm, items in insts.items():
-        for inst in items:
-            key = (comm, inst["index"])
-            for label, s in inst["ranks"].items():
-                mine = ends[host_of[label]]
-                mine[key] = min(mine.get(key, s.end), s.end)
+    for comm, m in insts.items():
+        for r, label in enumerate(m.labels):
+            mine = ends[host_of[label]]
+            for k, end in enumerate(m.end[r].tolist()):
+                mine[(comm, k)] = min(mine.get((comm, k), end), end)
 
     def rank_key(host):
         ranks = [p.rank for p in groups[host] if p.rank is not None]

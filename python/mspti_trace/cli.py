@@ -8,16 +8,14 @@
 """
 
 import argparse
-import datetime
 import importlib
 import json
 import os
-import shutil
 import sys
 import time
 
-# secrets, signal, socket, sqlite3, subprocess and threading are imported where a traced run uses
-# them: `summary`, `analyze`, `merge` and `report` start without them.
+# datetime, secrets, shutil, signal, socket, sqlite3, subprocess and threading are imported where a
+# traced run uses them: `summary`, `analyze`, `merge` and `report` start without them.
 
 from . import native_lib, text
 
@@ -136,6 +134,7 @@ def _parse(argv, version):
 
 
 def _fresh_dir(base=None):
+    import datetime
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     path = base or f"mspti-trace-{stamp}"
     n = 1
@@ -171,6 +170,7 @@ def _program_found(program):
     """Whether PROGRAM can be started: a path to an executable file, or a name on PATH."""
     if os.sep in program:
         return os.path.isfile(program) and os.access(program, os.X_OK)
+    import shutil
     return shutil.which(program) is not None
 
 

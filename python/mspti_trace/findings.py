@@ -18,7 +18,7 @@ FLOOR_NS = 5_000_000
 STEP_SHARE = 0.10
 
 
-def components(run, step_name, instances_by_comm):
+def components(run, step_name, matched):
     """{(rank, component): ns per step} where a component is ("range", name), ("kernel", name)
     or ("transit", comm)."""
     nsteps = {p.label: len(st.instances(p, step_name)) if step_name else 1 for p in run.processes}
@@ -29,10 +29,10 @@ def components(run, step_name, instances_by_comm):
                 totals[(p.label, ("range", s.name))] += s.dur
         for name, (_, total) in _kernels(p).items():
             totals[(p.label, ("kernel", name))] += total
-    for comm, insts in instances_by_comm.items():
-        for inst in insts:
-            for label, t in wt.instance_waits(inst)["transit"].items():
-                totals[(label, ("transit", comm))] += t
+    for comm, m in matched.items():
+        if len(m):
+            for r, label in enumerate(m.labels):
+                totals[(label, ("transit", comm))] += sum(m.waits()["transit"][r].tolist())
     return {k: v / max(nsteps.get(k[0], 1), 1) for k, v in totals.items()}
 
 
@@ -97,18 +97,23 @@ def tables(run):
 MAX_HEAT_COLUMNS = 400  # instances shown in the report's heatmap (the first ones)
 
 
-def wait_matrix(run, instances_by_comm):
+def wait_matrix(run, matched):
     """The waits per rank (rows) and collective instance (columns, communicator by communicator,
     each in order), for the report's heatmap; None where a rank is not in the communicator."""
     labels = [p.label for p in run.processes]
     columns = []
-    for comm in sorted(instances_by_comm):
-        for inst in instances_by_comm[comm]:
-            if len(columns) == MAX_HEAT_COLUMNS:
-                break
-            w = wt.instance_waits(inst)
-            columns.append({"comm": comm, "index": inst["index"], "name": inst["name"], "late": w["late"],
-                            "waits": [w["wait"].get(label) for label in labels]})
+    for comm in sorted(matched):
+        m = matched[comm]
+        n = min(len(m), MAX_HEAT_COLUMNS - len(columns))
+        if n <= 0:
+            continue
+        w = m.waits()
+        rows = {label: w["wait"][r][:n].tolist() for r, label in enumerate(m.labels)}
+        waits = [rows.get(label) for label in labels]
+        late = w["late"][:n].tolist()
+        for k in range(n):
+            columns.append({"comm": comm, "index": k, "name": m.names[k], "late": m.labels[late[k]],
+                            "waits": [None if v is None else v[k] for v in waits]})
     return {"ranks": labels, "columns": columns}
 
 

