@@ -175,6 +175,74 @@ TEST(HalChannels, ConcurrentWritersEveryRecordReadOnceWhole) {
     }
 }
 
+// Writers take no lock: spans from several writers, three times what the ring holds; the reader
+// starts once a write found the ring full and then reads while they write. Every span is read once
+// and whole (its begin next to its end, in its writer's order) or its write failed and both records
+// were counted as dropped; a span written once the reader emptied the ring flags the channel for the
+// next poll.
+TEST(HalChannels, ConcurrentSpansPastAFullRingAreReadOnceOrCountedDropped) {
+    start(kDev, kChannelStarsSocLog);
+    const uint64_t droppedBefore = vnpuHalChannelDropped(kDev, kChannelStarsSocLog);
+    constexpr int kWriters = 4;
+    constexpr uint32_t kPerWriter = 12000;  // 4 x 12000 x 128 B: three times the 2 MiB ring
+    std::atomic<bool> done{false};
+    std::atomic<bool> full{false};
+    std::vector<char> got;
+    std::thread reader([&] {
+        while (!full.load() && !done.load()) std::this_thread::yield();
+        ProfPollInfo out[6];
+        for (;;) {
+            const bool last = done.load();
+            ASSERT_GE(prof_channel_poll(out, 6, 1), 0);
+            std::vector<char> more = drain(kDev, kChannelStarsSocLog);
+            got.insert(got.end(), more.begin(), more.end());
+            if (last) return;
+        }
+    });
+    std::vector<uint32_t> failed(kWriters, 0);
+    std::vector<std::thread> writers;
+    for (int w = 0; w < kWriters; ++w) {
+        writers.emplace_back([w, &failed, &full] {
+            for (uint32_t i = 0; i < kPerWriter; ++i) {
+                if (vnpuHalWriteTaskSpan(kDev, static_cast<uint32_t>(w), i, 1000 * i, 1000 * i + 500) != 0) {
+                    ++failed[w];
+                    full.store(true);
+                }
+            }
+        });
+    }
+    for (auto &t : writers) t.join();
+    done.store(true);
+    reader.join();
+    uint64_t failures = 0;
+    for (uint32_t f : failed) failures += f;
+    EXPECT_GT(failures, 0U);  // the ring was full before the reader started
+    EXPECT_EQ(vnpuHalChannelDropped(kDev, kChannelStarsSocLog) - droppedBefore, 2 * failures);
+    ASSERT_EQ(got.size() % 128, 0U);
+    std::vector<std::vector<uint16_t>> tasks(kWriters);
+    for (size_t pos = 0; pos < got.size(); pos += 128) {
+        const char *begin = got.data() + pos;
+        const char *end = begin + 64;
+        ASSERT_EQ(at<uint16_t>(begin, 0) & 0x3f, 0);
+        ASSERT_EQ(at<uint16_t>(end, 0) & 0x3f, 1);
+        ASSERT_EQ(at<uint32_t>(begin, 4), at<uint32_t>(end, 4));  // the same stream and task
+        const uint16_t stream = at<uint16_t>(begin, 4);
+        ASSERT_LT(stream, kWriters);
+        tasks[stream].push_back(at<uint16_t>(begin, 6));
+    }
+    for (int w = 0; w < kWriters; ++w) {
+        EXPECT_EQ(tasks[w].size(), kPerWriter - failed[w]);
+        for (size_t i = 1; i < tasks[w].size(); ++i) ASSERT_LT(tasks[w][i - 1], tasks[w][i]);  // once, in order
+    }
+    ProfPollInfo out[6];
+    EXPECT_EQ(prof_channel_poll(out, 6, 0), 0);  // nothing new since the reader's last poll
+    ASSERT_EQ(vnpuHalWriteTaskSpan(kDev, 1, 1, 10, 20), 0);
+    ASSERT_EQ(prof_channel_poll(out, 6, 0), 1);
+    EXPECT_EQ(out[0].deviceId, kDev);
+    EXPECT_EQ(out[0].channelId, kChannelStarsSocLog);
+    ASSERT_EQ(prof_stop(kDev, kChannelStarsSocLog), 0);
+}
+
 // msPTI counts a flush as done once it has read the flushed length; one byte more than is buffered
 // makes that the read after the one that returns the data, so that data was parsed first.
 TEST(HalChannels, FlushCoversTheLastRecord) {

@@ -568,6 +568,37 @@ TEST(ProfapiReports, TracksAndHcclOpInfoResolveTheirNames) {
     EXPECT_STREQ(sink.ops[0].group, "world_0");
 }
 
+// A thread keeps the last task type its track reports named: a type registered again under another
+// name, and another decoder's table with the same type id, are read afresh.
+TEST(ProfapiReports, ATaskTypeRegisteredAgainOrOfAnotherTableIsReadAfresh) {
+    ReportCollector sink;
+    ReportDecoder d(sink);
+    d.reg_type_info(5000, 1, "KERNEL_AIVEC", 12);
+    Compact c;
+    c.level = 5000;
+    c.type = 802;
+    c.dataLen = sizeof(Track);
+    c.data.track = Track{0, 1, 2, 1, d.hash_id("Axpy", 4)};
+    EXPECT_EQ(d.compact(&c, sizeof c), 0);
+    d.reg_type_info(5000, 1, "HCCL", 4);
+    EXPECT_EQ(d.compact(&c, sizeof c), 0);
+    ReportCollector other_sink;
+    ReportDecoder other(other_sink);
+    other.reg_type_info(5000, 1, "KERNEL_AICORE", 13);
+    EXPECT_EQ(other.compact(&c, sizeof c), 0);
+    EXPECT_EQ(d.compact(&c, sizeof c), 0);
+    ASSERT_EQ(sink.tracks.size(), 3u);
+    EXPECT_STREQ(sink.tracks[0].task_type, "KERNEL_AIVEC");
+    EXPECT_TRUE(sink.tracks[0].kernel);
+    EXPECT_STREQ(sink.tracks[1].task_type, "HCCL");
+    EXPECT_FALSE(sink.tracks[1].kernel);
+    EXPECT_STREQ(sink.tracks[2].task_type, "HCCL");
+    EXPECT_FALSE(sink.tracks[2].kernel);
+    ASSERT_EQ(other_sink.tracks.size(), 1u);
+    EXPECT_STREQ(other_sink.tracks[0].task_type, "KERNEL_AICORE");
+    EXPECT_TRUE(other_sink.tracks[0].kernel);
+}
+
 TEST(ProfapiReports, BadReportsAreCountedAndNotRead) {
     ReportCollector sink;
     ReportDecoder d(sink);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <vector>
 
 #include "ascend_hal.h"
@@ -24,16 +25,22 @@ constexpr size_t kRingRecords = 32768;  // per channel: 2 MiB of 64-byte records
 
 using Clock = std::chrono::steady_clock;
 
+// The ring's three positions count bytes since the channel was made (a byte's place in the ring is its
+// count modulo the ring's size): writers reserve room by compare-exchange on `reserved` and publish in
+// the order they reserved through `committed`; a reader reads up to `committed` and moves `consumed`.
+// Writers take no lock (each stream's worker writes its device's channel); readers, a stop and a flush
+// take mu among themselves.
 struct Channel {
     std::atomic<bool> on{false};
     std::atomic<uint64_t> dropped{0};
     uint32_t dev = 0;
     uint32_t kind = 0;  // 0: TS-FW, 1: SoC log (the bit of Channels::pending it sets)
     uint64_t emptyReads = 0;  // guarded by mu: reads that found the ring empty
-    std::mutex mu;  // guards the ring
+    std::mutex mu;  // readers, stop and flush; the ring's size is set under it before the first start
     std::vector<char> ring;
-    size_t head = 0;  // read position
-    size_t size = 0;  // bytes stored
+    std::atomic<uint64_t> reserved{0};
+    std::atomic<uint64_t> committed{0};
+    std::atomic<uint64_t> consumed{0};  // written under mu
 };
 
 struct Channels {
@@ -92,34 +99,86 @@ void signal(Channel &c) {
     all.pollCv.notify_all();
 }
 
+// Copies `len` bytes of whole records of `rec` bytes (64, 40 or 32) in fixed-size pieces the compiler
+// copies with a few vector moves: a reader's copy costs a few instructions per record, where memcpy's
+// string move for a large read counts as one instruction per byte.
+void copy_records(char *out, const char *in, size_t len, size_t rec) {
+    if (rec % 64 == 0) {
+        for (size_t i = 0; i < len; i += 64) {
+            std::memcpy(out + i, in + i, 64);
+        }
+        return;
+    }
+    if (rec % 32 == 0) {
+        for (size_t i = 0; i < len; i += 32) {
+            std::memcpy(out + i, in + i, 32);
+        }
+        return;
+    }
+    for (size_t i = 0; i < len; i += 8) {
+        std::memcpy(out + i, in + i, 8);
+    }
+}
+
+// The place in a ring of `cap` bytes of the byte counted `at` (the SoC-log rings' sizes are powers of 2).
+size_t place(uint64_t at, size_t cap) {
+    return (cap & (cap - 1)) == 0 ? static_cast<size_t>(at & (cap - 1)) : static_cast<size_t>(at % cap);
+}
+
+// Reserves `len` bytes at the ring's tail for one writer: false when they do not fit (a full ring, or a
+// channel never started, whose ring is empty). `at`: the count of the first byte reserved.
+[[gnu::always_inline]] inline bool reserve(Channel &c, size_t len, uint64_t &at) {
+    const size_t cap = c.ring.size();
+    if (cap < len) {
+        return false;
+    }
+    uint64_t r = c.reserved.load(std::memory_order_relaxed);
+    do {
+        // Room once the reader's copy of these bytes is done (acquire: its release after the copy).
+        if (r - c.consumed.load(std::memory_order_acquire) > cap - len) {
+            return false;
+        }
+    } while (!c.reserved.compare_exchange_weak(r, r + len, std::memory_order_relaxed));
+    at = r;
+    return true;
+}
+
+// Publishes the `len` bytes reserved at `at`, written, after those of writers that reserved before (the
+// wait is for a writer between its reservation and its publication: a few stores). Tells a poller when
+// the reader had read everything before them. seq_cst: of the writer's publication and the reader's last
+// read (prof_channel_read), one sees the other's store, so bytes are never left unannounced.
+[[gnu::always_inline]] inline void publish(Channel &c, uint64_t at, size_t len) {
+    while (c.committed.load(std::memory_order_acquire) != at) {
+        std::this_thread::yield();
+    }
+    c.committed.store(at + len, std::memory_order_seq_cst);
+    if (c.consumed.load(std::memory_order_seq_cst) == at) {
+        signal(c);
+    }
+}
+
 // Writes `len` bytes holding `records` whole records, all or none (a full ring drops them all).
 int write_record(uint32_t dev, uint32_t ch, const void *record, size_t len, uint64_t records = 1) {
     Channel *c = find(dev, ch);
     if (c == nullptr || !c->on.load(std::memory_order_acquire)) {
         return -1;
     }
-    bool was_empty = false;
-    {
-        std::lock_guard<std::mutex> lock(c->mu);
-        if (c->ring.empty() || c->ring.size() - c->size < len) {
-            c->dropped.fetch_add(records, std::memory_order_relaxed);
-            return -1;
-        }
-        size_t tail = (c->head + c->size) % c->ring.size();
-        const size_t first = std::min(len, c->ring.size() - tail);
-        std::memcpy(c->ring.data() + tail, record, first);
-        std::memcpy(c->ring.data(), static_cast<const char *>(record) + first, len - first);
-        was_empty = c->size == 0;
-        c->size += len;
+    uint64_t at = 0;
+    if (!reserve(*c, len, at)) {
+        c->dropped.fetch_add(records, std::memory_order_relaxed);
+        return -1;
     }
-    if (was_empty) {
-        signal(*c);
-    }
+    const size_t cap = c->ring.size();
+    const size_t tail = place(at, cap);
+    const size_t first = std::min(len, cap - tail);
+    std::memcpy(c->ring.data() + tail, record, first);
+    std::memcpy(c->ring.data(), static_cast<const char *>(record) + first, len - first);
+    publish(*c, at, len);
     return 0;
 }
 
 // A task's SoC-log begin and end (Log: StarsSocLog or StarsSocLogV6), built in place at the ring's tail
-// under one lock: no copy from the stack and no division for the wrap. The ring holds whole records of
+// with no lock: no copy from the stack and no division for the wrap. The ring holds whole records of
 // this size (its size is a multiple of it and reads take whole records), so no record straddles its end.
 template <typename Log>
 int write_span(uint32_t dev, uint32_t stream, uint32_t task, uint64_t beginTicks, uint64_t endTicks) {
@@ -128,40 +187,30 @@ int write_span(uint32_t dev, uint32_t stream, uint32_t task, uint64_t beginTicks
     if (c == nullptr || !c->on.load(std::memory_order_acquire)) {
         return -1;
     }
-    bool was_empty = false;
-    {
-        std::lock_guard<std::mutex> lock(c->mu);
-        const size_t cap = c->ring.size();  // 0 until started: then every write is dropped
-        if (cap - c->size < kLen) {
-            c->dropped.fetch_add(2, std::memory_order_relaxed);
-            return -1;
-        }
-        size_t tail = c->head + c->size;
-        if (tail >= cap) {
-            tail -= cap;
-        }
-        for (uint32_t i = 0; i < 2; ++i) {
-            Log *r = new (c->ring.data() + tail) Log{};
-            r->funcType = i;  // 0: begin, 1: end
-            if constexpr (sizeof(Log) == sizeof(StarsSocLog)) {
-                r->streamId = static_cast<uint16_t>(stream);
-                r->taskId = static_cast<uint16_t>(task);
-            } else {
-                (void)stream;
-                r->taskId = task;
-            }
-            r->timestamp = i == 0 ? beginTicks : endTicks;
-            tail += sizeof(Log);
-            if (tail == cap) {
-                tail = 0;
-            }
-        }
-        was_empty = c->size == 0;
-        c->size += kLen;
+    uint64_t at = 0;
+    if (!reserve(*c, kLen, at)) {
+        c->dropped.fetch_add(2, std::memory_order_relaxed);
+        return -1;
     }
-    if (was_empty) {
-        signal(*c);
+    const size_t cap = c->ring.size();
+    size_t tail = place(at, cap);
+    for (uint32_t i = 0; i < 2; ++i) {
+        Log *r = new (c->ring.data() + tail) Log{};
+        r->funcType = i;  // 0: begin, 1: end
+        if constexpr (sizeof(Log) == sizeof(StarsSocLog)) {
+            r->streamId = static_cast<uint16_t>(stream);
+            r->taskId = static_cast<uint16_t>(task);
+        } else {
+            (void)stream;
+            r->taskId = task;
+        }
+        r->timestamp = i == 0 ? beginTicks : endTicks;
+        tail += sizeof(Log);
+        if (tail == cap) {
+            tail = 0;
+        }
     }
+    publish(*c, at, kLen);
     return 0;
 }
 
@@ -229,8 +278,8 @@ HAL_EXPORT int prof_stop(unsigned int deviceId, unsigned int channelId) {
         all.pollCv.notify_all();
     }
     std::lock_guard<std::mutex> lock(c->mu);
-    c->head = 0;
-    c->size = 0;  // a stopped channel's data is gone, as the driver's
+    // A stopped channel's data is gone, as the driver's.
+    c->consumed.store(c->committed.load(std::memory_order_acquire), std::memory_order_release);
     return 0;
 }
 
@@ -279,19 +328,22 @@ HAL_EXPORT int prof_channel_read(unsigned int deviceId, unsigned int channelId, 
     }
     const size_t rec = record_size(channelId);
     std::lock_guard<std::mutex> lock(c->mu);
-    const size_t len = std::min(c->size, bufSize / rec * rec);  // whole records only
+    const uint64_t from = c->consumed.load(std::memory_order_relaxed);
+    const uint64_t size = c->committed.load(std::memory_order_seq_cst) - from;  // see publish()
+    const size_t len = static_cast<size_t>(std::min<uint64_t>(size, bufSize / rec * rec));  // whole records only
     if (len == 0) {
-        if (c->size == 0) {
+        if (size == 0) {
             ++c->emptyReads;
             channels().readCv.notify_all();
         }
         return 0;
     }
-    const size_t first = std::min(len, c->ring.size() - c->head);
-    std::memcpy(outBuf, c->ring.data() + c->head, first);
-    std::memcpy(outBuf + first, c->ring.data(), len - first);
-    c->head = (c->head + len) % c->ring.size();
-    c->size -= len;
+    const size_t cap = c->ring.size();
+    const size_t head = place(from, cap);
+    const size_t first = std::min(len, cap - head);
+    copy_records(outBuf, c->ring.data() + head, first, rec);
+    copy_records(outBuf + first, c->ring.data(), len - first, rec);
+    c->consumed.store(from + len, std::memory_order_seq_cst);  // after the copy: writers may reuse the room
     return static_cast<int>(len);
 }
 
@@ -306,7 +358,7 @@ HAL_EXPORT int halProfDataFlush(unsigned int deviceId, unsigned int channelId, u
     size_t buffered = 0;
     {
         std::lock_guard<std::mutex> lock(c->mu);
-        buffered = c->size;
+        buffered = c->committed.load(std::memory_order_acquire) - c->consumed.load(std::memory_order_relaxed);
     }
     *dataLen = buffered == 0 ? 0 : static_cast<unsigned int>(buffered + 1);
     if (buffered != 0) {
@@ -332,8 +384,9 @@ HAL_EXPORT int vnpuHalDrain(uint32_t deviceId, uint32_t timeoutMs) {
         }
         signal(*c);  // as a flush: a poller dispatches the reader now
         std::unique_lock<std::mutex> lock(c->mu);
-        if (!channels().readCv.wait_until(lock, deadline,
-                                          [&] { return !c->on.load() || (c->size == 0 && c->emptyReads > before); })) {
+        if (!channels().readCv.wait_until(lock, deadline, [&] {
+                return !c->on.load() || (c->committed.load() == c->consumed.load() && c->emptyReads > before);
+            })) {
             drained = 0;
         }
     }

@@ -17,6 +17,17 @@ bool kernel_type(const char *t) {
     return t != nullptr && t[0] == 'K' && t[1] == 'E' && t[2] == 'R' && t[3] == 'N' && t[4] == 'E' && t[5] == 'L';
 }
 
+// The last task type this thread's track reports named, with its name and whether it is a kernel's:
+// a launch loop names the same type again and again. Valid while the type table's generation is the
+// one it was read under (a registration or another table changes it; 0 is never one).
+struct TaskType {
+    uint64_t generation = 0;
+    uint32_t id = 0;
+    const char *name = nullptr;
+    bool kernel = false;
+};
+constinit thread_local TaskType t_task_type;
+
 // A fixed-size report with msprof's magic at `magic_at`: false (and counted) otherwise.
 bool well_formed(const void *report, size_t length, size_t size, size_t magic_at, ReportCounts &counts) {
     if (report == nullptr || length != size) {
@@ -67,9 +78,16 @@ int32_t ReportDecoder::compact(const void *report, size_t length) {
         r.stream = load<uint16_t>(data, TrackLayout::kStream);
         r.task = load<uint32_t>(data, TrackLayout::kTaskInfo);
         // The task type is a type id registered at level 5000.
-        r.task_type = types_.name(kLevelRuntime, static_cast<uint32_t>(load<uint64_t>(data, TrackLayout::kTaskType)));
+        const auto type_id = static_cast<uint32_t>(load<uint64_t>(data, TrackLayout::kTaskType));
+        const uint64_t generation = types_.generation();
+        TaskType &cached = t_task_type;
+        if (cached.generation != generation || cached.id != type_id) {
+            const char *name = types_.name(kLevelRuntime, type_id);
+            cached = TaskType{generation, type_id, name, kernel_type(name)};
+        }
+        r.task_type = cached.name;
+        r.kernel = cached.kernel;
         r.name = hashes_.name(load<uint64_t>(data, TrackLayout::kKernelName));
-        r.kernel = kernel_type(r.task_type);
         bump(counts_.accepted);
         sink_.on_track(r);
         return 0;

@@ -80,6 +80,8 @@ const char *HashNames::name(uint64_t id) const {
     return chunk != nullptr ? chunk[(id - 1) % kChunk] : nullptr;
 }
 
+TypeNames::TypeNames() : generation_(g_serial.fetch_add(1)) {}
+
 void TypeNames::add(uint16_t level, uint32_t type, const char *name, size_t length) {
     if (name == nullptr) return;
     const char *stored = intern(name, strnlen(name, length));
@@ -91,6 +93,7 @@ void TypeNames::add(uint16_t level, uint32_t type, const char *name, size_t leng
         if (have == k || have == 0) {
             s.name.store(stored, std::memory_order_release);
             if (have == 0) s.key.store(k, std::memory_order_release);
+            generation_.store(g_serial.fetch_add(1), std::memory_order_release);  // after the name
             return;
         }
     }

@@ -39,10 +39,14 @@ private:
 
 class TypeNames {
 public:
+    TypeNames();
     /// Records `name` for (level, type); a later registration of the same pair replaces it.
     void add(uint16_t level, uint32_t type, const char *name, size_t length);
     /// The name of (level, type), else nullptr.
     const char *name(uint16_t level, uint32_t type) const;
+    /// Never 0; changes with every add() and differs from every other table's: a per-thread cache of
+    /// names read from this table holds while it is the same.
+    uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
     void fork_prepare() { mu_.lock(); }
     void fork_release() { mu_.unlock(); }
 
@@ -54,6 +58,7 @@ private:
     };
     static uint64_t key(uint16_t level, uint32_t type) { return ((uint64_t{level} << 32) | type) + 1; }
     std::mutex mu_;
+    std::atomic<uint64_t> generation_;
     Slot slots_[kSlots];
 };
 
