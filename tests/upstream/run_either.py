@@ -85,7 +85,9 @@ def check_sample_output(check_script, ranks, python, stdout):
 
 def trace_checks(python, build, out):
     """Kernels, markers and collectives of both ranks in the trace files (our readers, independent of the
-    writer's C++), and the summary saying that msPTI's library keeps no per-kind counts."""
+    writer's C++), and the summary saying that msPTI's library keeps no per-kind counts. True if a rank
+    missed only device-made records (kernels, collectives), every host record being there: msPTI's
+    device-channel race at stop (see late_device_records), for the caller to run again."""
     sys.path.insert(0, os.path.join(SOURCE, "python"))
     sys.path.append(os.path.join(build, "python"))  # the package's generated modules (_trace_schema)
     from mspti_trace import model  # noqa: E402
@@ -93,22 +95,28 @@ def trace_checks(python, build, out):
     ranks = sorted(p.rank for p in procs if p.rank is not None)
     if ranks != [0, 1]:
         fail(f"trace: expected files of ranks [0, 1], got {ranks} ({[p.path for p in procs]})")
+    late = []
     for p in procs:
         cats = {s.cat for s in p.slices}
         names = {s.name for s in p.slices}
-        if model.KERNEL not in cats:
-            fail(f"trace: rank {p.rank}: no kernel slices (categories {sorted(cats)})")
         if "train_step" not in names:
             fail(f"trace: rank {p.rank}: no mstx range 'train_step' (categories {sorted(cats)})")
-        if not cats & set(model.COLLECTIVE_CATEGORIES) or not any("allReduce" in n for n in names):
-            fail(f"trace: rank {p.rank}: no allReduce collective (categories {sorted(cats)})")
         if not p.stats_unavailable:
             fail(f"trace: rank {p.rank}: the final stats do not say the per-kind counts are unavailable")
+        if model.KERNEL not in cats:
+            late.append(f"rank {p.rank}: no kernel slices (categories {sorted(cats)})")
+        if not cats & set(model.COLLECTIVE_CATEGORIES) or not any("allReduce" in n for n in names):
+            late.append(f"rank {p.rank}: no allReduce collective (categories {sorted(cats)})")
+    if late:
+        print("WARNING: msPTI's library missed device-made records, every host record being there (its "
+              "device-channel race at stop): " + "; ".join(late))
+        return True
     summary = subprocess.run([os.path.join(build, "bin", "mspti-trace"), "summary", out], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
     if summary.returncode != 0 or "records per kind unavailable" not in summary.stdout:
         fail(f"trace: mspti-trace summary:\n{summary.stdout}")
     print(f"trace: ranks {ranks}: kernels, mstx range 'train_step' and allReduce present")
+    return False
 
 
 def main():
@@ -164,12 +172,16 @@ def main():
             if counts != [("3", "4")]:
                 fail(f"java_monitor: expected 'kernel records: 3, mstx records: 4', got {counts}")
     elif case == "trace":
-        traced = os.path.join(work, "out")
-        rc, out, err = run([os.path.join(build, "bin", "mspti-trace"), "-o", traced, "--", python, "-m", "vnpu.run",
-                            "--nproc_per_node", "2", os.path.join(HERE, "either_trace_workload.py")], env)
-        print(out[-3000:])
-        if rc == 0:
-            trace_checks(python, build, traced)
+        for attempt in range(ATTEMPTS):
+            traced = os.path.join(work, f"out{attempt}")  # -o refuses a directory that is not empty
+            rc, out, err = run([os.path.join(build, "bin", "mspti-trace"), "-o", traced, "--", python, "-m",
+                                "vnpu.run", "--nproc_per_node", "2", os.path.join(HERE, "either_trace_workload.py")],
+                               env)
+            print(out[-3000:])
+            if rc != 0 or not trace_checks(python, build, traced):
+                break
+        else:
+            fail(f"trace: msPTI's library missed device-made records in all {ATTEMPTS} runs")
     else:
         fail(f"unknown case {case!r}")
     with open(os.path.join(work, "ld_debug.log"), "w", encoding="utf-8") as f:
