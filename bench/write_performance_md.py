@@ -742,8 +742,9 @@ def steady_state_section(results):
                          f" {m['nanotime_ns']:.1f} ns | {m['dropped']:,} of {m['records_expected']:,} |")
     o = d.get("others")
     if o:
-        lines += ["", "Other figures of this document, re-measured in the same run (*before*: the libmspti of main,"
-                  " LD_LIBRARY_PATH, where the harness can swap it):", "",
+        lines += ["", "Other figures of this document, re-measured in the same run (*before*: the libmspti of"
+                  f" {d.get('baseline_label', 'main before this change')}, LD_LIBRARY_PATH, where the harness can"
+                  " swap it):", "",
                   "| figure | now | before (same run) | target | |", "|---|---|---|---|---|"]
         tc, tb = o.get("thread_cpu"), o.get("thread_cpu_baseline")
         if tc:
