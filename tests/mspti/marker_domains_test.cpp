@@ -1,6 +1,5 @@
 // Marker domains: creation, exact-name enable/disable, "default", destroyed domains.
 #include <string>
-#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -106,95 +105,4 @@ TEST_F(MarkerDomains, ForeignHandlesAreIgnored) {
     mstxDomainDestroy(foreign);
     mstxDomainMarkA(nullptr, "x", nullptr);
     EXPECT_TRUE(Flushed().empty());
-}
-
-// The same switch, set one after the other in every order: a mark is recorded exactly when the
-// default domain and the MARKER kind were both left on, whichever of the two changed last.
-TEST_F(MarkerDomains, MarkSwitchFollowsTheLastChangeOfEither) {
-    auto set_domain = [](bool on) {
-        ASSERT_EQ(on ? msptiActivityEnableMarkerDomain("default") : msptiActivityDisableMarkerDomain("default"),
-                  MSPTI_SUCCESS);
-    };
-    auto set_kind = [](bool on) {
-        ASSERT_EQ(on ? msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER)
-                     : msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER),
-                  MSPTI_SUCCESS);
-    };
-    static const char kProbe[] = "probe";
-    for (int from = 0; from < 4; ++from) {
-        for (int to = 0; to < 4; ++to) {
-            for (bool kind_last : {false, true}) {
-                // The probe's message is the one this thread marked last, so that its next mark
-                // can take the path with no call, which tests the switch alone.
-                set_kind(true);
-                set_domain(true);
-                mstxMarkA(kProbe, nullptr);
-                Flushed();
-                mspti_test::RecordCollector::instance().clear();
-                set_domain((from & 1) != 0);
-                set_kind((from & 2) != 0);
-                if (kind_last) {
-                    set_domain((to & 1) != 0);
-                    set_kind((to & 2) != 0);
-                } else {
-                    set_kind((to & 2) != 0);
-                    set_domain((to & 1) != 0);
-                }
-                mstxMarkA(kProbe, nullptr);
-                set_kind(true);
-                set_domain(true);
-                size_t seen = 0;
-                for (const auto &r : Flushed()) seen += std::string(r.name) == kProbe;
-                EXPECT_EQ(seen, to == 3 ? 1u : 0u) << "from " << from << " to " << to << ", kind last " << kind_last;
-            }
-        }
-    }
-}
-
-// mstxMarkA tests one switch that stands for two (the default domain and the MARKER kind). Two
-// threads toggle the two at once, each ending in a state the seed chose; a mark made after both
-// have joined is recorded exactly when both ended on.
-TEST_F(MarkerDomains, MarkSwitchFollowsTheDomainAndTheKindToggledAtOnce) {
-    static const char kProbe[] = "probe";
-    for (unsigned round = 0; round < 40; ++round) {
-        mstxMarkA(kProbe, nullptr);
-        Flushed();
-        mspti_test::RecordCollector::instance().clear();
-        const bool domain_on = (round & 1) != 0, kind_on = (round & 2) != 0;
-        const int toggles = 200 + static_cast<int>(round % 7);
-        std::thread domain([&] {
-            for (int i = 0; i < toggles; ++i) {
-                if (i % 2 == 0)
-                    msptiActivityDisableMarkerDomain("default");
-                else
-                    msptiActivityEnableMarkerDomain("default");
-            }
-            if (domain_on)
-                msptiActivityEnableMarkerDomain("default");
-            else
-                msptiActivityDisableMarkerDomain("default");
-        });
-        std::thread kind([&] {
-            for (int i = 0; i < toggles; ++i) {
-                if (i % 2 == 0)
-                    msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
-                else
-                    msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);
-            }
-            if (kind_on)
-                msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);
-            else
-                msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
-        });
-        domain.join();
-        kind.join();
-        mstxMarkA(kProbe, nullptr);  // the message marked last: the path with no call
-        msptiActivityEnable(MSPTI_ACTIVITY_KIND_MARKER);
-        msptiActivityEnableMarkerDomain("default");
-        size_t seen = 0;
-        for (const auto &r : Flushed()) seen += std::string(r.name) == kProbe;
-        EXPECT_EQ(seen, domain_on && kind_on ? 1u : 0u)
-            << "round " << round << ": domain " << domain_on << ", kind " << kind_on;
-        mspti_test::RecordCollector::instance().clear();
-    }
 }
