@@ -1,13 +1,19 @@
-// mstxMarkA tests one switch that stands for two, the default domain and the MARKER kind
-// (mstx::g_default_marks_on, kept equal to them by refresh_default_marks). Only the path with no
-// call reads that switch alone, so each test first waits until a mark of its probe takes that
-// path: the TSC is in use and the probe is the message this thread marked last.
+// The paths with no call of mstxMarkA and mstxRangeStartA/End. mstxMarkA tests one switch that
+// stands for two, the default domain and the MARKER kind (mstx::g_default_marks_on, kept equal to
+// them by refresh_default_marks). Only the path with no call reads that switch alone, so each
+// test first waits until a mark of its probe takes that path: the TSC is in use and the probe is
+// the message this thread marked last.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -131,5 +137,76 @@ TEST_F(MarkSwitch, FollowsTheDomainAndTheKindToggledAtOnce) {
         SetDomain(true);
         EXPECT_EQ(ProbesRecorded(), domain_on && kind_on ? 1u : 0u)
             << "round " << round << ": domain " << domain_on << ", kind " << kind_on;
+    }
+}
+
+namespace {
+
+struct RangeRecord {
+    msptiActivityFlag flag;
+    uint64_t id;
+    std::string name;
+};
+std::mutex g_range_mutex;
+std::vector<RangeRecord> g_ranges;
+
+void CompleteRanges(uint8_t *buffer, size_t, size_t valid) {
+    msptiActivity *record = nullptr;
+    std::lock_guard<std::mutex> lock(g_range_mutex);
+    while (msptiActivityGetNextRecord(buffer, valid, &record) == MSPTI_SUCCESS) {
+        if (record->kind != MSPTI_ACTIVITY_KIND_MARKER) continue;
+        const auto *m = reinterpret_cast<const msptiActivityMarker *>(record);
+        g_ranges.push_back({m->flag, m->id, m->name});
+    }
+    std::free(buffer);
+}
+
+}  // namespace
+
+// Range starts of the message a thread kept last, and every range end, take paths with no call
+// (mstx::range_start, end_range). Their records hold the right name, id and flag: for one message
+// started over and over, for a buffer that is reused with another text at the same address (the
+// kept message is compared by text, not only by address), and for ends on another thread.
+TEST_F(MarkSwitch, RangesWithNoCallKeepTheirNamesAndIds) {
+    ASSERT_EQ(msptiActivityRegisterCallbacks(Request, CompleteRanges), MSPTI_SUCCESS);
+    alignas(16) static char text[16] = "first";
+    // The second start in a row on the general path keeps the message (ThreadMarkers::keep_last).
+    for (int i = 0; i < 3; ++i) mspti::mstx::range_end(mspti::mstx::range_start(text, nullptr));
+    ASSERT_TRUE(mspti::t_staging->markers.is_last(text));
+    msptiActivityFlushAll(1);
+    {
+        std::lock_guard<std::mutex> lock(g_range_mutex);
+        g_ranges.clear();
+    }
+    std::vector<std::pair<uint64_t, std::string>> started;
+    for (int i = 0; i < 3000; ++i) {
+        if (i == 1000) std::strcpy(text, "second");  // same address, other text
+        if (i == 2000) std::strcpy(text, "first");
+        const mstxRangeId id = mspti::mstx::range_start(text, nullptr);
+        ASSERT_NE(id, 0u);
+        started.emplace_back(id, text);
+        if (i % 2 == 0) {
+            mspti::mstx::range_end(id);
+        } else {
+            std::thread([id] { mspti::mstx::range_end(id); }).join();
+        }
+    }
+    msptiActivityFlushAll(1);
+    std::lock_guard<std::mutex> lock(g_range_mutex);
+    std::map<uint64_t, std::string> start_names;
+    std::map<uint64_t, int> ends;
+    for (const auto &r : g_ranges) {
+        if (r.flag == MSPTI_ACTIVITY_FLAG_MARKER_START) {
+            EXPECT_TRUE(start_names.emplace(r.id, r.name).second) << "two starts with id " << r.id;
+        } else {
+            ASSERT_EQ(r.flag, MSPTI_ACTIVITY_FLAG_MARKER_END);
+            EXPECT_EQ(r.name, "");
+            ++ends[r.id];
+        }
+    }
+    ASSERT_EQ(start_names.size(), started.size());
+    for (const auto &[id, name] : started) {
+        EXPECT_EQ(start_names[id], name) << "range " << id;
+        EXPECT_EQ(ends[id], 1) << "range " << id;
     }
 }

@@ -67,6 +67,42 @@ inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t
     ActivityEngine::commit(s, kMarker);
 }
 
+// The first 16 bytes of a host marker record written with no call (put_host_marker): kind, flag
+// and sourceKind, and 4 bytes that the timestamp's store overwrites.
+struct alignas(16) MarkHeader {
+    int32_t kind, flag, source_kind, timestamp_low;
+};
+constexpr int kInternedHost = MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName;
+constexpr MarkHeader kMarkHeader{kMarker, MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, kInternedHost, 0};
+constexpr MarkHeader kStartHeader{kMarker, MSPTI_ACTIVITY_FLAG_MARKER_START, kInternedHost, 0};
+constexpr MarkHeader kEndHeader{kMarker, MSPTI_ACTIVITY_FLAG_MARKER_END, MSPTI_ACTIVITY_SOURCE_KIND_HOST, 0};
+
+// Writes a host marker record into the slot `h` of s's ring (StagingRing::room_at) and commits it.
+inline void put_host_marker(ThreadStaging *s, uint64_t h, const MarkHeader &header, uint64_t at, uint64_t id,
+                            const char *name, const char *domain) {
+    const msptiObjectId object = s->host_object;  // read before the stores below, which could alias it
+    auto *m = static_cast<msptiActivityMarker *>(s->ring.slot_at(h));
+    // The header as one 16-byte store of a constant; its last 4 bytes are the timestamp's, which
+    // the next store overwrites (three stores would take an instruction more).
+    static_assert(offsetof(msptiActivityMarker, timestamp) == 12, "the header's last 4 bytes are the timestamp's");
+    std::memcpy(static_cast<void *>(m), &header, sizeof(header));
+    m->timestamp = at;
+    m->id = id;
+    m->objectId = object;
+    m->name = name;
+    m->domain = domain;
+    ActivityEngine::commit_at(s, h);
+}
+
+// The end of a host range of this thread's, with no call, if raw ticks are in use and the ring
+// has room; false (nothing written) otherwise.
+inline bool end_without_calls(ThreadStaging *s, uint64_t id) {
+    uint64_t h = 0;
+    if (__builtin_expect(!clock::raw_ticks_in_use() || !s->ring.room_at(h), 0)) return false;
+    put_host_marker(s, h, kEndHeader, clock::raw_tick(), id, "", "");
+    return true;
+}
+
 // The staging of the calling thread, or nullptr if MARKER is off or the thread is exiting.
 inline ThreadStaging *marker_staging() {
     if (!ActivityEngine::enabled(kMarker)) return nullptr;
@@ -88,6 +124,13 @@ inline void mark_in(const char *domain_name, const char *message, aclrtStream st
     write_host_marker(s, flag, id, name, domain_name, names::kStagedInternedName, at);
 }
 
+// The start of range `id` is recorded, but its end could not be matched: that end is counted as lost.
+__attribute__((noinline, cold)) void open_ranges_full(uint64_t id) {
+    engine().count_unstaged_drop(kMarker);
+    log(LogLevel::Warning, "mstx: too many open ranges; the end of range %llu will be lost",
+        static_cast<unsigned long long>(id));
+}
+
 mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream stream, const char *api) {
     ThreadStaging *s = marker_staging();
     if (s == nullptr) return 0;
@@ -98,12 +141,7 @@ mstxRangeId start_in(const char *domain_name, const char *message, aclrtStream s
         stream != nullptr ? MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE : MSPTI_ACTIVITY_FLAG_MARKER_START;
     const uint64_t at = s->markers.timestamp();
     if (!trace_on_stream(stream, id, flag)) return 0;
-    if (!range_open(id, stream)) {
-        // The start is recorded, but its end could not be matched: count that end as lost.
-        engine().count_unstaged_drop(kMarker);
-        log(LogLevel::Warning, "mstx: too many open ranges; the end of range %llu will be lost",
-            static_cast<unsigned long long>(id));
-    }
+    if (!range_open(id, stream)) open_ranges_full(id);
     write_host_marker(s, flag, id, name, domain_name, names::kStagedInternedName, at);
     return id;
 }
@@ -114,7 +152,9 @@ void end_range(mstxRangeId id, bool record) {
     void *stream = nullptr;
     if (!range_close(id, &stream)) return;  // 0, unknown, already ended or evicted: no record, as msPTI
     if (!record) return;  // ended while not collecting: the end is not recorded
-    ThreadStaging *s = ActivityEngine::staging();
+    ThreadStaging *s = t_staging;
+    if (__builtin_expect(stream == nullptr && s != nullptr, 1) && end_without_calls(s, id)) return;
+    s = ActivityEngine::staging();
     if (s == nullptr) {
         engine().count_unstaged_drop(kMarker);
         return;
@@ -138,13 +178,6 @@ uint64_t next_marker_id() {
 
 namespace {
 
-// The first 16 bytes of a host mark with an interned name (see mark_without_calls).
-struct alignas(16) MarkHeader {
-    int32_t kind, flag, source_kind, timestamp_low;
-};
-constexpr MarkHeader kMarkHeader{MSPTI_ACTIVITY_KIND_MARKER, MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS,
-                                 MSPTI_ACTIVITY_SOURCE_KIND_HOST | names::kStagedInternedName, 0};
-
 // Writes a host mark of the default domain with an interned `name` into this thread's ring, if
 // that needs no call: an id left in the thread's block, the TSC in use, room in the ring. False
 // (nothing written) otherwise. kTicksInUse: the caller knows that raw ticks are in use.
@@ -158,18 +191,7 @@ inline bool mark_without_calls(ThreadStaging *s, const char *name) {
     } else if (__builtin_expect(!s->ring.room_at(h) || !clock::raw_tick_now(at) || !s->markers.try_take_id(id), 0)) {
         return false;
     }
-    const msptiObjectId object = s->host_object;  // read before the stores below, which could alias it
-    auto *m = static_cast<msptiActivityMarker *>(s->ring.slot_at(h));
-    // kind, flag and sourceKind as one 16-byte store of a constant; its last 4 bytes are the
-    // timestamp's, which the next store overwrites (three stores would take an instruction more).
-    static_assert(offsetof(msptiActivityMarker, timestamp) == 12, "the header's last 4 bytes are the timestamp's");
-    std::memcpy(static_cast<void *>(m), &kMarkHeader, sizeof(kMarkHeader));
-    m->timestamp = at;
-    m->id = id;
-    m->objectId = object;
-    m->name = name;
-    m->domain = kDefaultDomain;
-    ActivityEngine::commit_at(s, h);
+    put_host_marker(s, h, kMarkHeader, at, id, name, kDefaultDomain);
     return true;
 }
 
@@ -178,7 +200,33 @@ inline bool mark_without_calls(ThreadStaging *s, const char *name) {
 __attribute__((noinline)) void mark_cached(ThreadStaging *s, const char *message) {
     s->markers.mirror_waiting();
     const char *name = message != nullptr ? s->markers.cached(message) : nullptr;
-    if (name == nullptr || !mark_without_calls<false>(s, name)) mark_in(kDefaultDomain, message, nullptr, "mstxMarkA");
+    if (name == nullptr || !mark_without_calls<false>(s, name)) {
+        mark_in(kDefaultDomain, message, nullptr, "mstxMarkA");
+        return;
+    }
+    s->markers.keep_last(message);  // its next mark takes the path with no call
+}
+
+// The start of a host range of the default domain with the message this thread interned last
+// (is_last(), which also says that raw ticks are in use): an id left in the thread's block and
+// room in the ring, else 0 (nothing written).
+inline mstxRangeId start_without_calls(ThreadStaging *s) {
+    uint64_t h = 0, id = 0;
+    if (__builtin_expect(!s->ring.room_at(h) || !s->markers.try_take_id(id), 0)) return 0;
+    const uint64_t at = clock::raw_tick();
+    if (__builtin_expect(!range_open(id, nullptr), 0)) open_ranges_full(id);
+    put_host_marker(s, h, kStartHeader, at, id, s->markers.last_interned(), kDefaultDomain);
+    return id;
+}
+
+// range_start()'s general path, out of line: the message is then kept as the thread's last, so
+// that the next start of the same message takes the path with no call.
+__attribute__((noinline)) mstxRangeId start_general(const char *message, aclrtStream stream) {
+    ThreadStaging *s = t_staging;
+    if (s != nullptr) s->markers.mirror_waiting();
+    const mstxRangeId id = start_in(kDefaultDomain, message, stream, "mstxRangeStartA");
+    if (id != 0 && stream == nullptr && (s = t_staging) != nullptr) s->markers.keep_last(message);
+    return id;
 }
 
 }  // namespace
@@ -201,10 +249,19 @@ void mark(const char *message, aclrtStream stream) {
 }
 
 mstxRangeId range_start(const char *message, aclrtStream stream) {
-    return default_domain_enabled() ? start_in(kDefaultDomain, message, stream, "mstxRangeStartA") : 0;
+    // Not collecting: no record and no id (start_in would return 0 at once too).
+    if (!default_marks_on()) return 0;
+    // As in mark(): a host range of a thread with its staging and the message it kept last takes
+    // the path with no call (bar the open-range table's); anything else goes out of line.
+    ThreadStaging *s = t_staging;
+    if (__builtin_expect(stream == nullptr, 1) && __builtin_expect(s != nullptr, 1) &&
+        __builtin_expect(s->markers.is_last(message), 1)) {
+        if (const mstxRangeId id = start_without_calls(s); __builtin_expect(id != 0, 1)) return id;
+    }
+    return start_general(message, stream);
 }
 
-void range_end(mstxRangeId id) { end_range(id, ActivityEngine::enabled(kMarker) && default_domain_enabled()); }
+void range_end(mstxRangeId id) { end_range(id, default_marks_on()); }
 
 mstxDomainHandle_t domain_create(const char *name) { return create_domain(name); }
 

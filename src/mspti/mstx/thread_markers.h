@@ -77,6 +77,18 @@ public:
     }
     // Its interned copy (only after is_last() was true).
     const char *last_interned() const { return last_.interned; }
+    // For a message that took a general path although cached() or intern() found it: the second
+    // time in a row, its cache entry becomes the one is_last() checks, so that its next marks take
+    // the path with no call. (Messages that alternate are left alone: each would undo the other.)
+    // The entry pins its name; an entry is only ever refilled by intern_slow, which sets last_ anew.
+    void keep_last(const char *message) {
+        if (message != repeated_) {
+            repeated_ = message;
+            return;
+        }
+        const Entry &entry = cache_[cache_index(message)];
+        if (entry.key == message && last_.key != message) set_last(entry);
+    }
     // A name interned before raw ticks were in use waits to be kept for is_last(): kept now if
     // they are.
     void mirror_waiting() {
@@ -148,6 +160,7 @@ private:
     Entry cache_[kCacheSize] = {};
     Last last_ = {};
     const Entry *waiting_ = nullptr;  // the entry set_last() would have kept, had raw ticks been in use
+    const char *repeated_ = nullptr;  // the message keep_last() saw last
 };
 
 }  // namespace mspti::mstx
