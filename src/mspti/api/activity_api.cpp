@@ -169,8 +169,8 @@ msptiResult msptiActivityDisableMarkerDomain(const char *name) {
 msptiResult msptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, msptiActivity **record) {
     // Called once per record by every client. Most records are followed by one of their own kind
     // (a run of markers, of kernels): if both lie inside the valid bytes, that is the answer, with
-    // one table load and no test of the size it gives; everything else, errors included, is next_record's (out of line, so this
-    // path saves no registers). Offsets, not pointers, are compared: buffer + validBufferSizeBytes
+    // one table load and no test of the size it gives; everything else, errors included, is
+    // next_record's (out of line, so this path saves no registers). Offsets, not pointers, are compared: buffer + validBufferSizeBytes
     // may not be a valid pointer (a huge size would wrap around the address space). A NULL
     // *record (the first call) lies below the buffer, so it needs no test of its own. The sums
     // below cannot wrap: `offset` is at most UINTPTR_MAX - buffer, and a buffer's address is

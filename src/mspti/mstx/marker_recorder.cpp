@@ -47,28 +47,8 @@ inline bool trace_on_stream(aclrtStream stream, uint64_t id, msptiActivityFlag f
     return stream == nullptr || trace_on_device(stream, id, flag);
 }
 
-// `interned`: kStagedInternedName when `name` came from the thread's name cache (the drain
-// copies it into the client buffer), else 0 (a name that lives as long as the process).
-// `timestamp` is taken before the device half is enqueued, so the device's time of a marker on a
-// stream never precedes its host time (DevicePath.DeviceTimesLieInsideTheirHostSpans).
-inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
-                              const char *domain, int interned, uint64_t timestamp) {
-    void *slot = ActivityEngine::reserve(s, kMarker);
-    if (slot == nullptr) return;
-    auto *m = static_cast<msptiActivityMarker *>(slot);
-    m->kind = MSPTI_ACTIVITY_KIND_MARKER;
-    m->flag = flag;
-    m->sourceKind = static_cast<msptiActivitySourceKind>(MSPTI_ACTIVITY_SOURCE_KIND_HOST | interned);
-    m->timestamp = timestamp;
-    m->id = id;
-    m->objectId = s->host_object;
-    m->name = name;
-    m->domain = domain;
-    ActivityEngine::commit(s, kMarker);
-}
-
-// The first 16 bytes of a host marker record written with no call (put_host_marker): kind, flag
-// and sourceKind, and 4 bytes that the timestamp's store overwrites.
+// The first 16 bytes of a host marker record: kind, flag and sourceKind, and 4 bytes that the
+// timestamp's store overwrites (fill_host_marker).
 struct alignas(16) MarkHeader {
     int32_t kind, flag, source_kind, timestamp_low;
 };
@@ -77,20 +57,40 @@ constexpr MarkHeader kMarkHeader{kMarker, MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEO
 constexpr MarkHeader kStartHeader{kMarker, MSPTI_ACTIVITY_FLAG_MARKER_START, kInternedHost, 0};
 constexpr MarkHeader kEndHeader{kMarker, MSPTI_ACTIVITY_FLAG_MARKER_END, MSPTI_ACTIVITY_SOURCE_KIND_HOST, 0};
 
-// Writes a host marker record into the slot `h` of s's ring (StagingRing::room_at) and commits it.
-inline void put_host_marker(ThreadStaging *s, uint64_t h, const MarkHeader &header, uint64_t at, uint64_t id,
-                            const char *name, const char *domain) {
-    const msptiObjectId object = s->host_object;  // read before the stores below, which could alias it
-    auto *m = static_cast<msptiActivityMarker *>(s->ring.slot_at(h));
-    // The header as one 16-byte store of a constant; its last 4 bytes are the timestamp's, which
-    // the next store overwrites (three stores would take an instruction more).
+// Writes a host marker record into `slot`. `object` is read by the caller before: the stores
+// here could alias it.
+inline void fill_host_marker(void *slot, const MarkHeader &header, uint64_t at, uint64_t id, msptiObjectId object,
+                             const char *name, const char *domain) {
+    auto *m = static_cast<msptiActivityMarker *>(slot);
+    // The header as one 16-byte store (of a constant, on the paths with no call); its last 4 bytes
+    // are the timestamp's, which the next store overwrites (three stores would take an instruction more).
     static_assert(offsetof(msptiActivityMarker, timestamp) == 12, "the header's last 4 bytes are the timestamp's");
-    std::memcpy(static_cast<void *>(m), &header, sizeof(header));
+    std::memcpy(slot, &header, sizeof(header));
     m->timestamp = at;
     m->id = id;
     m->objectId = object;
     m->name = name;
     m->domain = domain;
+}
+
+// `interned`: kStagedInternedName when `name` came from the thread's name cache (the drain
+// copies it into the client buffer), else 0 (a name that lives as long as the process).
+// `timestamp` is taken before the device half is enqueued, so the device's time of a marker on a
+// stream never precedes its host time (DevicePath.DeviceTimesLieInsideTheirHostSpans).
+inline void write_host_marker(ThreadStaging *s, msptiActivityFlag flag, uint64_t id, const char *name,
+                              const char *domain, int interned, uint64_t timestamp) {
+    const msptiObjectId object = s->host_object;
+    void *slot = ActivityEngine::reserve(s, kMarker);
+    if (slot == nullptr) return;
+    const MarkHeader header{kMarker, flag, MSPTI_ACTIVITY_SOURCE_KIND_HOST | interned, 0};
+    fill_host_marker(slot, header, timestamp, id, object, name, domain);
+    ActivityEngine::commit(s, kMarker);
+}
+
+// Writes a host marker record into the slot `h` of s's ring (StagingRing::room_at) and commits it.
+inline void put_host_marker(ThreadStaging *s, uint64_t h, const MarkHeader &header, uint64_t at, uint64_t id,
+                            const char *name, const char *domain) {
+    fill_host_marker(s->ring.slot_at(h), header, at, id, s->host_object, name, domain);
     ActivityEngine::commit_at(s, h);
 }
 
