@@ -87,8 +87,9 @@ class DeviceSets:
         c = proc.cols
         api = c.mask(*API_CATEGORIES)  # in file order: long runs already sorted by start
         ranges = [s for s in host_ranges(proc) if s.name != step_name]
-        return iv.np_union_runs(np.concatenate((c.start[api], np.array([s.start for s in ranges], np.int64))),
-                                np.concatenate((c.end[api], np.array([s.end for s in ranges], np.int64))))
+        return iv.np_union(np.concatenate((c.start[api], np.array([s.start for s in ranges], np.int64))),
+                           np.concatenate((c.end[api], np.array([s.end for s in ranges], np.int64))),
+                           native=False)  # sorted runs: numpy's stable sort merges them (np_union)
 
 
 def breakdowns(sets, host, windows, rank):
