@@ -31,8 +31,9 @@ def components(run, step_name, matched):
             totals[(p.label, ("kernel", name))] += total
     for comm, m in matched.items():
         if len(m):
+            transit = m.waits()["transit"]
             for r, label in enumerate(m.labels):
-                totals[(label, ("transit", comm))] += sum(m.waits()["transit"][r].tolist())
+                totals[(label, ("transit", comm))] += sum(transit[r].tolist())
     return {k: v / max(nsteps.get(k[0], 1), 1) for k, v in totals.items()}
 
 
