@@ -267,6 +267,24 @@ TEST(HalChannels, FlushCoversTheLastRecord) {
     ASSERT_EQ(prof_stop(kDev, kChannelTsFw), 0);
 }
 
+// A writer announces its bytes only when the reader had read everything before them; bytes a read
+// left behind (a short read here; a write racing a read in general) are found by the poll itself.
+TEST(HalChannels, APollReportsBytesNoWriteAnnounced) {
+    start(kDev, kChannelTsFw);
+    ProfPollInfo out[6];
+    ASSERT_EQ(vnpuHalWriteStepTrace(kDev, 2, 9, 1, 1, 11, 1), 0);  // announced
+    ASSERT_EQ(prof_channel_poll(out, 6, 0), 1);
+    ASSERT_EQ(vnpuHalWriteStepTrace(kDev, 2, 10, 2, 1, 11, 2), 0);  // not: the first is still unread
+    char buf[100];
+    ASSERT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, 40), 40);  // the first only
+    ASSERT_EQ(prof_channel_poll(out, 6, 0), 1);  // the second, with no signal for it
+    EXPECT_EQ(out[0].deviceId, kDev);
+    EXPECT_EQ(out[0].channelId, kChannelTsFw);
+    EXPECT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, 100), 40);
+    EXPECT_EQ(prof_channel_poll(out, 6, 0), 0);  // everything read: nothing to report
+    ASSERT_EQ(prof_stop(kDev, kChannelTsFw), 0);
+}
+
 TEST(HalChannels, ReadsWholeRecordsOnly) {
     start(kDev, kChannelTsFw);
     ASSERT_EQ(vnpuHalWriteStepTrace(kDev, 2, 9, 1, 1, 11, 1), 0);

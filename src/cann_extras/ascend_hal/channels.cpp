@@ -145,15 +145,32 @@ size_t place(uint64_t at, size_t cap) {
 
 // Publishes the `len` bytes reserved at `at`, written, after those of writers that reserved before (the
 // wait is for a writer between its reservation and its publication: a few stores). Tells a poller when
-// the reader had read everything before them. seq_cst: of the writer's publication and the reader's last
-// read (prof_channel_read), one sees the other's store, so bytes are never left unannounced.
+// the reader had read everything before them. No fence between the store and the load: a fence waits
+// for the record's stores, whose lines the reader holds on another core (about 75 ns per task on a
+// 2-core VM). Without it, a write racing a read can miss that the read took everything before it and
+// stay unannounced; prof_channel_poll finds such bytes itself (unread_channels).
 [[gnu::always_inline]] inline void publish(Channel &c, uint64_t at, size_t len) {
     while (c.committed.load(std::memory_order_acquire) != at) {
         std::this_thread::yield();
     }
-    c.committed.store(at + len, std::memory_order_seq_cst);
-    if (c.consumed.load(std::memory_order_seq_cst) == at) {
+    c.committed.store(at + len, std::memory_order_release);
+    if (c.consumed.load(std::memory_order_relaxed) == at) {
         signal(c);
+    }
+}
+
+// Marks pending every started channel holding bytes not read yet (with pollMu held). This is what
+// announces a write that raced a read (publish); such a write is visible within nanoseconds of the read,
+// which the poll's first recheck, 1 ms on, covers.
+void unread_channels(Channels &all) {
+    for (uint32_t dev = 0; dev < kMaxDevices; ++dev) {
+        for (uint32_t kind = 0; kind < 2; ++kind) {
+            Channel &c = kind == 0 ? all.tsfw[dev] : all.soclog[dev];
+            if (c.on.load(std::memory_order_relaxed) &&
+                c.committed.load(std::memory_order_acquire) != c.consumed.load(std::memory_order_acquire)) {
+                all.pending[kind] |= uint64_t{1} << dev;
+            }
+        }
     }
 }
 
@@ -211,6 +228,12 @@ int write_span(uint32_t dev, uint32_t stream, uint32_t task, uint64_t beginTicks
         }
     }
     publish(*c, at, kLen);
+    // The next task's records go to `tail`: its lines are asked for, for writing, now. The reader read
+    // them on another core, so a write would wait for them, and publish's fence for that write: a fetch
+    // started here is done by the next task's end, microseconds later.
+    for (size_t off = 0; off < kLen && tail + off < cap; off += 64) {
+        __builtin_prefetch(c->ring.data() + tail + off, 1, 3);
+    }
     return 0;
 }
 
@@ -308,16 +331,20 @@ HAL_EXPORT int prof_channel_poll(ProfPollInfo *outBuf, int num, int timeout) {
         return n;
     };
     const Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout);
+    // Woken by a writer's signal, or at rechecks 1, 2, 4, ... ms on, for bytes no signal announced.
+    auto recheck = std::chrono::milliseconds(1);
     std::unique_lock<std::mutex> lock(all.pollMu);
     for (;;) {
         if (all.started == 0) {
             return kProfStoppedAlready;
         }
+        unread_channels(all);
         int n = collect();
         if (n > 0 || Clock::now() >= deadline) {
             return n;
         }
-        all.pollCv.wait_until(lock, deadline);
+        all.pollCv.wait_until(lock, std::min(deadline, Clock::now() + recheck));
+        recheck = std::min(recheck * 2, std::chrono::milliseconds(1000));
     }
 }
 
@@ -329,7 +356,7 @@ HAL_EXPORT int prof_channel_read(unsigned int deviceId, unsigned int channelId, 
     const size_t rec = record_size(channelId);
     std::lock_guard<std::mutex> lock(c->mu);
     const uint64_t from = c->consumed.load(std::memory_order_relaxed);
-    const uint64_t size = c->committed.load(std::memory_order_seq_cst) - from;  // see publish()
+    const uint64_t size = c->committed.load(std::memory_order_acquire) - from;
     const size_t len = static_cast<size_t>(std::min<uint64_t>(size, bufSize / rec * rec));  // whole records only
     if (len == 0) {
         if (size == 0) {
@@ -343,7 +370,7 @@ HAL_EXPORT int prof_channel_read(unsigned int deviceId, unsigned int channelId, 
     const size_t first = std::min(len, cap - head);
     copy_records(outBuf, c->ring.data() + head, first, rec);
     copy_records(outBuf + first, c->ring.data(), len - first, rec);
-    c->consumed.store(from + len, std::memory_order_seq_cst);  // after the copy: writers may reuse the room
+    c->consumed.store(from + len, std::memory_order_release);  // after the copy: writers may reuse the room
     return static_cast<int>(len);
 }
 
