@@ -73,7 +73,7 @@ static void *mark_names(void *arg) {
 
 typedef struct {
     int per_round, rounds;
-    unsigned char *seen;       /* per_round * rounds counters */
+    unsigned char *seen; /* per_round * rounds counters */
     unsigned char *group_seen; /* per_round / kRangesPerName * rounds counters */
     uint64_t *start_ids, *end_ids;
     unsigned long long markers, starts, ends, bad, dup;
@@ -208,9 +208,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < total / kRangesPerName; ++i) missing += reader.group_seen[i] != kRangesPerName;
     const unsigned long long unpaired = unpaired_ranges(&reader);
     msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER);
-    printf("%llu markers and %llu + %llu range records read; %llu bad names, %llu read twice, %llu missing, "
-           "%llu ranges not ended exactly once\n",
-           reader.markers, reader.starts, reader.ends, reader.bad, reader.dup, missing, unpaired);
+    printf(
+        "%llu markers and %llu + %llu range records read; %llu bad names, %llu read twice, %llu missing, "
+        "%llu ranges not ended exactly once\n",
+        reader.markers, reader.starts, reader.ends, reader.bad, reader.dup, missing, unpaired);
     free(reader.seen);
     free(reader.group_seen);
     free(reader.start_ids);
