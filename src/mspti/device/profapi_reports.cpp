@@ -55,7 +55,6 @@ int32_t ReportDecoder::api(const void *report, size_t length) {
         r.name = types_.name(r.level, r.type);
     else
         r.name = hashes_.name(load<uint64_t>(report, ApiLayout::kItemId));
-    bump(counts_.accepted);
     sink_.on_api(r);
     return 0;
 }
@@ -88,7 +87,6 @@ int32_t ReportDecoder::compact(const void *report, size_t length) {
         r.task_type = cached.name;
         r.kernel = cached.kernel;
         r.name = hashes_.name(load<uint64_t>(data, TrackLayout::kKernelName));
-        bump(counts_.accepted);
         sink_.on_track(r);
         return 0;
     }
@@ -103,7 +101,6 @@ int32_t ReportDecoder::compact(const void *report, size_t length) {
         r.count = load<uint64_t>(data, HcclOpInfoLayout::kCount);
         r.alg_type = hashes_.name(load<uint64_t>(data, HcclOpInfoLayout::kAlgType));
         r.group = hashes_.name(load<uint64_t>(data, HcclOpInfoLayout::kGroupName));
-        bump(counts_.accepted);
         sink_.on_hccl_op(r);
         return 0;
     }
@@ -120,7 +117,6 @@ int32_t ReportDecoder::device_state(const void *para, size_t length) {
     r.chip = load<uint32_t>(para, DevParaLayout::kChipId);
     r.device = load<uint32_t>(para, DevParaLayout::kDevId);
     r.open = static_cast<const unsigned char *>(para)[DevParaLayout::kIsOpen] != 0;
-    bump(counts_.accepted);
     sink_.on_device_state(r);
     return 0;
 }

@@ -61,8 +61,9 @@ public:
     virtual void on_device_state(const DeviceStateReport &r) = 0;
 };
 
+// Reports not read, by reason. Reports read are not counted: a shared counter bumped on every launch
+// thread's track report was a locked add on a contended line, and nothing read it.
 struct ReportCounts {
-    std::atomic<uint64_t> accepted{0};
     std::atomic<uint64_t> bad_length{0};
     std::atomic<uint64_t> bad_magic{0};
     std::atomic<uint64_t> other_type{0};  ///< well-formed reports of types not read here
