@@ -228,12 +228,6 @@ int write_span(uint32_t dev, uint32_t stream, uint32_t task, uint64_t beginTicks
         }
     }
     publish(*c, at, kLen);
-    // The next task's records go to `tail`: its lines are asked for, for writing, now. The reader read
-    // them on another core, so a write would wait for them, and publish's fence for that write: a fetch
-    // started here is done by the next task's end, microseconds later.
-    for (size_t off = 0; off < kLen && tail + off < cap; off += 64) {
-        __builtin_prefetch(c->ring.data() + tail + off, 1, 3);
-    }
     return 0;
 }
 
