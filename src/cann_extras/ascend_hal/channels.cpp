@@ -133,12 +133,22 @@ size_t place(uint64_t at, size_t cap) {
         return false;
     }
     uint64_t r = c.reserved.load(std::memory_order_relaxed);
-    do {
+    for (;;) {
         // Room once the reader's copy of these bytes is done (acquire: its release after the copy).
-        if (r - c.consumed.load(std::memory_order_acquire) > cap - len) {
+        const uint64_t read = c.consumed.load(std::memory_order_acquire);
+        if (static_cast<int64_t>(r - read) < 0) {
+            // `r` is stale: other writers reserved and published since, and the reader read past it.
+            // Taken as a fill level it would look like a full ring and drop a record that fits.
+            r = c.reserved.load(std::memory_order_relaxed);  // not older than `read` (acquire above)
+            continue;
+        }
+        if (r - read > cap - len) {
             return false;
         }
-    } while (!c.reserved.compare_exchange_weak(r, r + len, std::memory_order_relaxed));
+        if (c.reserved.compare_exchange_weak(r, r + len, std::memory_order_relaxed)) {
+            break;
+        }
+    }
     at = r;
     return true;
 }
