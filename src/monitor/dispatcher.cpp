@@ -97,12 +97,7 @@ RunOutcome deliver_records(int kind, const uint8_t *first, size_t count, size_t 
             subs, count, dropped_elsewhere, taken_upto,
             [&](size_t i) { convert(*reinterpret_cast<const msptiActivityMarker *>(first + i * stride), marker); },
             [&](Subscription &s) {
-                if (!s.live()) {
-                    s.skip(1);
-                    return false;
-                }
-                static_cast<MstxSubscription &>(s).on_marker(marker);  // a start half waits for its end
-                return true;
+                return static_cast<MstxSubscription &>(s).on_marker(marker);  // a start half waits for its end
             });
         return out;
     }
@@ -137,7 +132,9 @@ size_t deliver_by_run(Subscription &s, const RecordBatch &run, bool &dropped) {
     RunInProgress tally;
     tally.sub = &s;
     t_run = &tally;
-    s.call([&] { static_cast<RunSubscription &>(s).run_callback()->on_run(run); }, 0);
+    // invoke(), not call(): live() was just asked, and a second "no" would count the run as
+    // handed over below (no tally) though its callback never ran.
+    s.invoke([&] { static_cast<RunSubscription &>(s).run_callback()->on_run(run); }, 0);
     t_run = nullptr;
     // Without a tally (say its adapter failed before it) the whole run counts as handed over.
     const uint64_t done = tally.tallied ? std::min<uint64_t>(tally.handed + tally.passed, run.count) : run.count;

@@ -109,6 +109,17 @@ public:
             skip(n);
             return false;
         }
+        invoke(f, n);
+        return true;
+    }
+
+    /**
+     * call() once live() said yes: hands over `n` records whatever a detach() since then says.
+     * For a caller that checked live() before deciding what to hand over: a second check could
+     * turn "handed" into "skipped" after the caller counted the records as taken.
+     */
+    template <typename F>
+    void invoke(F &&f, uint64_t n) {
         pending_ += n;
         try {
             f();
@@ -123,7 +134,6 @@ public:
             counters_->callback_errors.fetch_add(1, std::memory_order_relaxed);
             std::fprintf(stderr, "[mspti] %s callback raised an exception of unknown type\n", name_);
         }
-        return true;
     }
 
     /**
@@ -264,17 +274,27 @@ public:
           owned_range_(std::move(owned_range)),
           table_(std::move(table)) {}
 
-    void on_marker(const MarkerData &m) {
+    /**
+     * Takes one marker record: false when the subscription is no longer live, the record then
+     * skipped (counted as dropped when abandoned). live() is asked once: the answer decides both
+     * what the dispatcher counts and whether the callback runs, so that a detach() in between
+     * cannot leave a record counted as taken but neither handed over nor dropped.
+     */
+    bool on_marker(const MarkerData &m) {
+        if (!live()) {
+            skip(1);
+            return false;
+        }
         switch (static_cast<int>(m.flag)) {
         case MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS:
         case MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS_WITH_DEVICE:
-            if (mark_ != nullptr) call([&] { mark_->on_record(m); }, 1);
-            return;
+            if (mark_ != nullptr) invoke([&] { mark_->on_record(m); }, 1);
+            return true;
         case MSPTI_ACTIVITY_FLAG_MARKER_START:
-        case MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE: pair(m, true); return;
+        case MSPTI_ACTIVITY_FLAG_MARKER_START_WITH_DEVICE: pair(m, true); return true;
         case MSPTI_ACTIVITY_FLAG_MARKER_END:
-        case MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE: pair(m, false); return;
-        default: return;
+        case MSPTI_ACTIVITY_FLAG_MARKER_END_WITH_DEVICE: pair(m, false); return true;
+        default: return true;
         }
     }
 
@@ -282,7 +302,7 @@ private:
     void pair(const MarkerData &m, bool is_start) {
         if (range_ == nullptr) return;
         uint64_t evicted = 0;
-        if (table_->add(m, is_start, scratch_, evicted)) call([&] { range_->on_record(scratch_); }, 1);
+        if (table_->add(m, is_start, scratch_, evicted)) invoke([&] { range_->on_record(scratch_); }, 1);
         if (evicted != 0) counters().unpaired_dropped.fetch_add(evicted, std::memory_order_relaxed);
     }
 

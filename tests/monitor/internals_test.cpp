@@ -1,10 +1,12 @@
-// White-box tests of the pieces the delivery thread uses: record conversion (docs/compatibility.md, "Python package") and
-// range pairing in the bounded table. Device records cannot be produced without a device,
-// so the host/device pairing rules are checked here on hand-made records.
+// White-box tests of the pieces the delivery thread uses: record conversion (docs/compatibility.md,
+// "Python package"), range pairing in the bounded table, and what a subscription counts as taken.
+// Device records cannot be produced without a device, so the host/device pairing rules are checked
+// here on hand-made records.
 #include <gtest/gtest.h>
 
 #include "monitor/convert.h"
 #include "monitor/range_table.h"
+#include "monitor/subscription.h"
 
 using namespace mspti;
 using detail::OpenRangeTable;
@@ -170,4 +172,49 @@ TEST(RecordConversion, RecordSizesAreMsptis) {
     EXPECT_EQ(detail::record_size(MSPTI_ACTIVITY_KIND_COMMUNICATION), 72u);
     EXPECT_EQ(detail::record_size(MSPTI_ACTIVITY_KIND_API), 48u);
     EXPECT_EQ(detail::record_size(0), 0u);
+}
+
+// The dispatcher counts a marker as taken when on_marker() says so. It must say so exactly when the
+// record reached the callback (or, a start half, the table), and otherwise skip it as the
+// subscription's own drop: a detach() between two checks of live() once left a record counted as
+// taken that no callback saw and no counter held (MonitorLifecycle's switching test, 1 run in 25
+// under TSan).
+TEST(MstxSubscriptionTake, AMarkerIsHandedOverOrSkippedByOneAnswer) {
+    auto counters = std::make_shared<detail::Counters>();
+    int calls = 0;
+    detail::FunctionCallback<MarkCallback, MarkerData> mark([&](const MarkerData &) { ++calls; });
+    detail::MstxSubscription sub("MstxMonitor", counters, &mark, nullptr, nullptr, nullptr,
+                                 std::make_shared<OpenRangeTable>(16));
+    const MarkerData m = Half(1, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 10, "m");
+    sub.set_buffer(3);
+    ASSERT_TRUE(sub.enter());
+    EXPECT_TRUE(sub.on_marker(m));
+    EXPECT_EQ(calls, 1);
+    // A stop out of time abandons the buffers through 3, then detaches: the record is skipped and
+    // counted as the subscription's drop, and the dispatcher is told it was not taken.
+    sub.abandon_through(3);
+    sub.detach();
+    EXPECT_FALSE(sub.on_marker(m));
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(counters->dropped.load(), 1u);
+    sub.exit();
+    sub.publish();
+    EXPECT_EQ(counters->delivered.load(), 1u);
+}
+
+TEST(MstxSubscriptionTake, ARangeHalfOfADetachedSubscriptionIsNotPaired) {
+    auto counters = std::make_shared<detail::Counters>();
+    int ranges = 0;
+    detail::FunctionCallback<RangeCallback, RangeMarkerData> range([&](const RangeMarkerData &) { ++ranges; });
+    auto table = std::make_shared<OpenRangeTable>(16);
+    detail::MstxSubscription sub("MstxMonitor", counters, nullptr, &range, nullptr, nullptr, table);
+    sub.set_buffer(1);
+    ASSERT_TRUE(sub.enter());
+    EXPECT_TRUE(sub.on_marker(Half(2, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_START, 10, "r")));
+    sub.abandon_through(1);
+    sub.detach();
+    EXPECT_FALSE(sub.on_marker(Half(2, kHost, MsptiActivityFlag::MSPTI_ACTIVITY_FLAG_MARKER_END, 20, "")));
+    EXPECT_EQ(ranges, 0);
+    EXPECT_EQ(counters->dropped.load(), 1u);
+    sub.exit();
 }
