@@ -25,18 +25,25 @@ std::vector<uint64_t> same_home(uint64_t key, size_t n) {
     return out;
 }
 
-uint64_t put(Table &t, uint64_t key, uint64_t value) {
+template <typename T>
+uint64_t put(T &t, uint64_t key, uint64_t value) {
     uint64_t at = t.claim(key);
-    if (at == Table::kNone) return at;
+    if (at == T::kNone) return at;
     t.value(at) = value;
     t.publish(at, key);
     return at;
 }
 
-TEST(TaskTable, ConsecutiveTasksOfAStreamTakeConsecutiveSlots) {
+TEST(TaskTable, ConsecutiveTasksOfAStreamTakeHomesAFixedStrideApart) {
     for (uint32_t task = 0; task < 200; ++task) {
         uint64_t a = Table::make_key(2, 7, task, false), b = Table::make_key(2, 7, task + 1, false);
-        EXPECT_EQ(Table::home(b), (Table::home(a) + 1) % Table::kSize) << "task " << task;
+        EXPECT_EQ(Table::home(b), (Table::home(a) + Table::kStride) % Table::kSize) << "task " << task;
+    }
+    std::vector<bool> taken(Table::kSize);
+    for (uint32_t task = 0; task < Table::kSize; ++task) {
+        uint64_t h = Table::home(Table::make_key(2, 7, task, false));
+        EXPECT_FALSE(taken[h]) << "task " << task << " shares home " << h;
+        taken[h] = true;
     }
     EXPECT_NE(Table::make_key(2, 7, 5, false), Table::make_key(3, 7, 5, false));
     EXPECT_NE(Table::make_key(2, 7, 5, false), Table::make_key(2, 8, 5, false));
@@ -94,6 +101,38 @@ TEST(TaskTable, AFullProbeWindowRefusesAndRecovers) {
     EXPECT_EQ(t.count(), 0u);
     for (uint64_t k : keys) EXPECT_EQ(t.find(k), Table::kNone);
     EXPECT_EQ(put(t, keys[8], 8), Table::home(first)) << "clear() left no displaced count behind";
+}
+
+// Two streams of two devices whose homes start a few slots apart, each with 4,000 tasks in flight, in the
+// table libmspti uses. When a stream's consecutive tasks took consecutive slots, the second stream's
+// entries were displaced slot for slot onto the first one's, a run that outgrew the probe window: the
+// virtual NPU's tasks of two devices lost their KERNEL records (counted as dropped) with 2,000 in flight.
+TEST(TaskTable, StreamsWhoseHomesLieCloseKeepEveryEntry) {
+    using Big = mspti::device::TaskTable<uint64_t, 1u << 16, 128>;
+    static Big t;
+    // The oracle for "close": Big::home itself, searched over stream ids of devices 0 and 1.
+    uint64_t a = 0, b = 0, best = Big::kSize;
+    for (uint32_t s0 = 0; s0 < 64; ++s0)
+        for (uint32_t s1 = 0; s1 < 2048; ++s1) {
+            uint64_t ka = Big::make_key(0, s0, 0, false), kb = Big::make_key(1, s1, 0, false);
+            uint64_t gap = (Big::home(kb) - Big::home(ka)) & (Big::kSize - 1);
+            if (gap > 0 && gap < best) best = gap, a = ka, b = kb;
+        }
+    ASSERT_LT(best, 64u) << "no two streams start close: the search found nothing to test";
+    std::map<uint64_t, uint64_t> oracle;
+    for (uint32_t task = 0; task < 4000; ++task)
+        for (uint64_t base : {a, b}) {
+            const uint64_t key = base | task;
+            ASSERT_NE(put(t, key, key * 7), Big::kNone) << "task " << task << " of stream key " << base << " refused";
+            oracle[key] = key * 7;
+        }
+    for (auto [key, value] : oracle) {
+        uint64_t at = t.find(key);
+        ASSERT_NE(at, Big::kNone) << key;
+        EXPECT_EQ(t.value(at), value);
+        ASSERT_TRUE(t.remove(at, key));
+    }
+    EXPECT_EQ(t.count(), 0u);
 }
 
 // 8 threads, each putting, finding and removing keys of its own stream; the streams' homes overlap.

@@ -1,8 +1,12 @@
 // TaskTable: the device tasks between their track report (enqueuing thread) and their end record
 // (reader thread), keyed by device, stream and task id. A SlotTable whose lookups cost one slot in
 // the common case, hit or miss:
-// - a key's home slot follows its task id, so a stream's consecutive tasks take consecutive slots
-//   and seldom collide;
+// - a key's home slot follows its task id at a fixed odd stride (kStride), offset by a hash of its
+//   device and stream, so a stream's tasks in flight never share a home. The stride, not
+//   consecutive slots: two streams whose offsets lie close, consecutive, overlapped slot for slot and
+//   every entry of the second was displaced onto the next home of the first, a run that grew past
+//   the probe window with a few thousand tasks in flight in a table of 65,536 (records dropped). At
+//   a stride, a displaced entry's next slot belongs to a task tens of thousands away;
 // - each home slot counts the entries of that home that live elsewhere (displaced past a taken home
 //   slot). A lookup that misses the home slot searches further only while that count is not zero.
 // Without the count, a lookup of a key that is not there (every track report: "is an old entry of
@@ -35,8 +39,14 @@ public:
         return dev | (uint64_t{stream & 0xffff} << 16) | (task & 0xffff);
     }
 
-    /// The home slot of `key`: its low 16 bits (the task id) offset by a hash of the rest.
-    static uint64_t home(uint64_t key) { return (key + ((key >> 16) * 0x9E3779B97F4A7C15ull >> 40)) & (N - 1); }
+    /// Slots between the homes of a stream's consecutive tasks: odd, so that N consecutive task ids
+    /// still take distinct homes; small, so that the stride stays one a prefetcher follows.
+    static constexpr uint64_t kStride = 3;
+
+    /// The home slot of `key`: its low 16 bits (the task id) times kStride, offset by a hash of the rest.
+    static uint64_t home(uint64_t key) {
+        return ((key & 0xffff) * kStride + ((key >> 16) * 0x9E3779B97F4A7C15ull >> 40)) & (N - 1);
+    }
 
     /// The slot holding `key`, or kNone.
     uint64_t find(uint64_t key) const {
