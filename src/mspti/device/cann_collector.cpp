@@ -31,19 +31,29 @@ void flush_device_channels();
 constexpr uint32_t kMaxDevices = HalChannelReader::kMaxDevices;
 constexpr uint64_t kProbes = 128;
 
-// A task between its track report (enqueuing thread) and its end record (reader thread).
+// A task between its track report (enqueuing thread) and its end record (reader thread). With its
+// key, one slot fills one cache line (the table is line-aligned): the enqueuing thread writes the
+// line and the reader takes it over, one line per task, where the 80-byte slot with a collective's
+// fields inside spanned two for most tasks.
 struct TaskEntry {
     uint64_t correlation = 0;
     const char *name = nullptr;
     const char *type = nullptr;
+    uint64_t start_ticks = 0;  // the reader thread's
     uint32_t device = 0;
     uint32_t stream = 0;
-    bool comm = false;
+    bool comm = false;  // its CommInfo is the collector's, at the same slot
+    char pad[15] = {};  // to the end of the line
+};
+static_assert(sizeof(TaskEntry) + sizeof(uint64_t) == 64, "a slot (key and entry) is one cache line");
+
+// A collective's fields, beside the task table: written by its op info report after its track report
+// on the same thread, read with its entry.
+struct CommInfo {
     uint32_t data_type = 0;
     uint64_t count = 0;
     const char *alg = nullptr;
     const char *group = nullptr;
-    uint64_t start_ticks = 0;  // the reader thread's
 };
 using Tasks = TaskTable<TaskEntry, 1u << 16, kProbes>;
 
@@ -74,7 +84,8 @@ public:
     ReportDecoder reports{*this};
     HalChannelReader *reader = nullptr;  // set once, under g_mutex, when the driver is found
     std::atomic<HalChannelReader *> reader_ready{nullptr};
-    Tasks tasks;
+    alignas(64) Tasks tasks;
+    CommInfo comm_info[Tasks::kSize];
     std::atomic<uint32_t> chips[kMaxDevices]{};
     std::atomic<uint64_t> open_devices{0};
     HostSync host_sync{};
@@ -193,6 +204,7 @@ public:
         e.device = r.device;
         e.stream = r.stream;
         e.comm = comm;
+        if (comm) comm_info[at] = CommInfo{};
         tasks.publish(at, key);
         if (comm) t_collective = ThreadCollective{at, key, id};
     }
@@ -202,7 +214,7 @@ public:
         if (c.slot == Tasks::kNone || tasks.key(c.slot) != c.key) return;
         // Written before the task reaches the device; the reader reads them after its end record,
         // which the stream's queue and the channel order after this.
-        TaskEntry &e = tasks.value(c.slot);
+        CommInfo &e = comm_info[c.slot];
         e.data_type = r.data_type;
         e.count = r.count;
         e.alg = or_empty(r.alg_type);
@@ -261,17 +273,18 @@ public:
     // the reader runs it once per task.
     [[gnu::always_inline]] void finish(uint64_t at, uint64_t key, const TaskEntry &e, uint64_t start, uint64_t end) {
         if (e.comm) {
+            const CommInfo &info = comm_info[at];
             msptiActivityCommunication r{};
             r.kind = MSPTI_ACTIVITY_KIND_COMMUNICATION;
-            r.dataType = data_type(e.data_type);
-            r.count = e.count;
+            r.dataType = data_type(info.data_type);
+            r.count = info.count;
             r.ds.deviceId = e.device;
             r.ds.streamId = e.stream;
             r.start = start;
             r.end = end;
-            r.algType = or_empty(e.alg);
+            r.algType = or_empty(info.alg);
             r.name = e.name;
-            r.commName = or_empty(e.group);
+            r.commName = or_empty(info.group);
             r.correlationId = e.correlation;
             tasks.remove(at, key);
             put(r);
