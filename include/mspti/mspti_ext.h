@@ -199,6 +199,32 @@ typedef struct {
 msptiResult msptiExtMarkerGetNameStats(msptiExtNameStats *stats);
 
 /**
+ * @brief Counters of what libmspti read from the device's profiling channels (libascend_hal.so),
+ * accumulated since the process started.
+ *
+ * A device record that yields no activity record is counted here: `unmatched` counts a task's
+ * begin or end record whose task track (the runtime's report at its launch) never came or found no
+ * room in libmspti's table (the latter is also counted as a dropped KERNEL or COMMUNICATION
+ * record). All zero where no driver was found.
+ */
+typedef struct {
+    uint64_t bytes;        /**< Bytes read from the channels and parsed. */
+    uint64_t records;      /**< Whole records decoded and handed on. */
+    uint64_t skipped;      /**< Whole records of types libmspti does not read. */
+    uint64_t malformed;    /**< Whole records whose fields contradict their type (no activity record). */
+    uint64_t unmatched;    /**< Task begin or end records with no task track (no activity record). */
+    uint64_t readErrors;   /**< Failed polls or reads of a channel. */
+    uint64_t shortFlushes; /**< Flushes that gave up waiting (1 s) for bytes the driver said it held. */
+} msptiExtDeviceStats;
+
+/**
+ * @brief Reads the device-channel counters (takes the channel reader's lock: not for hot paths).
+ * @param[out] stats Receives the counters.
+ * @return MSPTI_SUCCESS, or MSPTI_ERROR_INVALID_PARAMETER for NULL stats.
+ */
+msptiResult msptiExtDeviceGetStats(msptiExtDeviceStats *stats);
+
+/**
  * @brief Reads this library's version.
  * @param[out] major Receives MSPTI_EXT_VERSION_MAJOR (may be NULL).
  * @param[out] minor Receives MSPTI_EXT_VERSION_MINOR (may be NULL).

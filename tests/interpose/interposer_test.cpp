@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "ascend_hal.h"
 #include "device/hccl_bandwidth.h"
 #include "fake_runtime/fake_runtime.h"
 #include "mspti/mspti.h"
@@ -451,6 +452,38 @@ TEST_F(Interposer, CollectiveGivesCommunicationAndMatchingApiRecord) {
     EXPECT_EQ(apis[0].correlationId, comms[0].correlationId);
     EXPECT_LT(apis[0].start, apis[0].end);  // the launch spans the interposed call, not one instant
     HcclCommDestroy(comm);
+}
+
+// The device-channel counters: what was read and parsed, and a task's begin and end that no task
+// track announced (written straight into the driver's SoC log), counted as unmatched, with no record.
+TEST_F(Interposer, DeviceStatsCountWhatWasReadAndEndsWithNoTrack) {
+    EXPECT_EQ(msptiExtDeviceGetStats(nullptr), MSPTI_ERROR_INVALID_PARAMETER);
+    enable({MSPTI_ACTIVITY_KIND_KERNEL});
+    msptiExtDeviceStats before{};
+    ASSERT_EQ(msptiExtDeviceGetStats(&before), MSPTI_SUCCESS);
+    constexpr int kKernels = 10;
+    for (int i = 0; i < kKernels; ++i) ASSERT_EQ(aclrtLaunchKernel(nullptr, 1, nullptr, 0, stream_), 0);
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), 0);
+    ASSERT_EQ(take<msptiActivityKernel>(MSPTI_ACTIVITY_KIND_KERNEL).size(), static_cast<size_t>(kKernels));
+    Collector::instance().clear();
+    msptiExtDeviceStats mid{};
+    ASSERT_EQ(msptiExtDeviceGetStats(&mid), MSPTI_SUCCESS);
+    EXPECT_EQ(mid.records - before.records, 2u * kKernels) << "a begin and an end per kernel";
+    EXPECT_GT(mid.bytes, before.bytes);
+    EXPECT_EQ(mid.unmatched, before.unmatched);
+    EXPECT_EQ(mid.malformed, before.malformed);
+    // Task id 0xfff0 of this stream was never tracked (the fake runtime counts up from 1).
+    const uint32_t stream = stream_id(stream_), task = 0xfff0;
+    ASSERT_EQ(vnpuHalWriteTaskLog(2, stream, task, 0, vnpuHalTicks(1000)), 0);
+    ASSERT_EQ(vnpuHalWriteTaskLog(2, stream, task, 1, vnpuHalTicks(2000)), 0);
+    EXPECT_TRUE(take<msptiActivityKernel>(MSPTI_ACTIVITY_KIND_KERNEL).empty());
+    msptiExtDeviceStats after{};
+    ASSERT_EQ(msptiExtDeviceGetStats(&after), MSPTI_SUCCESS);
+    EXPECT_EQ(after.records - mid.records, 2u);
+    EXPECT_EQ(after.unmatched - mid.unmatched, 2u);
+    uint64_t dropped = 0;
+    ASSERT_EQ(msptiExtActivityGetNumDroppedRecords(MSPTI_ACTIVITY_KIND_KERNEL, &dropped), MSPTI_SUCCESS);
+    EXPECT_EQ(dropped, 0u) << "no KERNEL record was made for it, so none was dropped";
 }
 
 TEST_F(Interposer, ThreadsWithOwnStreamsEachGetTheirKernelsInOrder) {

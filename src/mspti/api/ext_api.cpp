@@ -3,6 +3,7 @@
 #include "core/activity_engine.h"
 #include "core/buffer_limit.h"
 #include "core/marker_names.h"
+#include "device/cann_collector.h"
 #include "interpose/interposition.h"
 #include "mstx/open_ranges.h"
 #include "mspti/mspti_ext.h"
@@ -98,6 +99,19 @@ msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats) {
     stats->open = s.open;
     stats->evicted = s.evicted;
     stats->capacity = s.capacity;
+    return MSPTI_SUCCESS;
+}
+
+msptiResult msptiExtDeviceGetStats(msptiExtDeviceStats *stats) {
+    if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtDeviceGetStats: stats is NULL");
+    const mspti::device::DeviceStats s = mspti::device::device_stats();
+    stats->bytes = s.bytes;
+    stats->records = s.records;
+    stats->skipped = s.skipped;
+    stats->malformed = s.malformed;
+    stats->unmatched = s.unmatched;
+    stats->readErrors = s.read_errors;
+    stats->shortFlushes = s.short_flushes;
     return MSPTI_SUCCESS;
 }
 

@@ -531,6 +531,22 @@ void Collector::on_device_state(const DeviceStateReport &r) {
 
 }  // namespace
 
+DeviceStats device_stats() {
+    DeviceStats out;
+    Collector &c = collector();
+    out.unmatched = c.unmatched.load(std::memory_order_relaxed);
+    HalChannelReader *r = c.reader_ready.load(std::memory_order_acquire);
+    if (r == nullptr) return out;
+    const DecoderCounts k = r->counts();
+    out.bytes = k.bytes;
+    out.records = k.records;
+    out.skipped = k.skipped;
+    out.malformed = k.malformed;
+    out.read_errors = r->read_errors();
+    out.short_flushes = r->short_flushes();
+    return out;
+}
+
 CannAvailability attach() {
     std::lock_guard<std::mutex> lock(g_mutex);
     attach_locked();
