@@ -79,12 +79,7 @@ fi
 if [ -x "$build/bin/trace_workload" ] && [ -f "$build/lib/libmspti_trace.so" ]; then
   echo "== trace_overhead" >&2
   /usr/bin/python3 "$root/bench/trace/trace_overhead.py" "$build" "$out/trace_overhead.json" >/dev/null
-  # Strict pairs (ABBA) of the same work, each run ending with a flush: the headline KERNEL figure.
-if [ -x "$build/bin/bench_kernel_overhead" ]; then
-  echo "== bench_kernel_overhead --pairs" >&2
-  "$build/bin/bench_kernel_overhead" --pairs=200 >"$out/kernel_overhead_pairs.json"
-fi
-# The same overhead in instructions (callgrind), which a busy machine does not change.
+  # The trace's overhead in instructions (callgrind), which a busy machine does not change.
   echo "== trace_overhead_instructions" >&2
   bash "$root/bench/trace/trace_overhead_instructions.sh" "$build" "$out/trace_overhead_instructions.json" >/dev/null
 fi
