@@ -67,7 +67,9 @@ def merge(runs):
     out = dict(runs[0])
     out["pairs"] = sum(r["pairs"] for r in runs)
     out["records_per_kernel"] = min(r["records_per_kernel"] for r in runs)
-    for field in ("cpu_ns_per_kernel", "wall_ns_per_kernel"):
+    for field in ("cpu_ns_per_kernel", "host_thread_cpu_ns_per_kernel", "wall_ns_per_kernel"):
+        if field not in runs[0]:
+            continue  # a build from before the host thread was measured apart
         out[field] = {side: [x for r in runs for x in r[field][side]] for side in ("baseline", "collect")}
     return out
 
