@@ -277,11 +277,29 @@ TEST(HalChannels, APollReportsBytesNoWriteAnnounced) {
     ASSERT_EQ(vnpuHalWriteStepTrace(kDev, 2, 10, 2, 1, 11, 2), 0);  // not: the first is still unread
     char buf[100];
     ASSERT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, 40), 40);  // the first only
-    ASSERT_EQ(prof_channel_poll(out, 6, 0), 1);  // the second, with no signal for it
+    EXPECT_EQ(prof_channel_poll(out, 6, 0), 0);  // no wait: unannounced bytes are looked for after one
+    ASSERT_EQ(prof_channel_poll(out, 6, 1), 1);  // the second, with no signal for it, at the first recheck
     EXPECT_EQ(out[0].deviceId, kDev);
     EXPECT_EQ(out[0].channelId, kChannelTsFw);
     EXPECT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, 100), 40);
     EXPECT_EQ(prof_channel_poll(out, 6, 0), 0);  // everything read: nothing to report
+    ASSERT_EQ(prof_stop(kDev, kChannelTsFw), 0);
+}
+
+// A profiler that reads on other threads (msPTI's library dispatches reads to a pool) polls again before
+// its read: bytes reported once are not reported at once again, which made its poll loop spin, but still
+// at a recheck while they stay unread.
+TEST(HalChannels, APollReportsUnreadBytesAgainOnlyAfterAWait) {
+    start(kDev, kChannelTsFw);
+    ProfPollInfo out[6];
+    ASSERT_EQ(vnpuHalWriteStepTrace(kDev, 2, 9, 1, 1, 11, 1), 0);
+    ASSERT_EQ(prof_channel_poll(out, 6, 0), 1);
+    EXPECT_EQ(prof_channel_poll(out, 6, 0), 0) << "reported already, not read yet";
+    EXPECT_EQ(prof_channel_poll(out, 6, 0), 0);
+    ASSERT_EQ(prof_channel_poll(out, 6, 1), 1) << "still unread: reported at a recheck";
+    EXPECT_EQ(out[0].channelId, kChannelTsFw);
+    char buf[100];
+    EXPECT_EQ(prof_channel_read(kDev, kChannelTsFw, buf, 100), 40);
     ASSERT_EQ(prof_stop(kDev, kChannelTsFw), 0);
 }
 
