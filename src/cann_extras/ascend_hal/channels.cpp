@@ -41,6 +41,7 @@ struct Channel {
     std::atomic<uint64_t> reserved{0};
     std::atomic<uint64_t> committed{0};
     std::atomic<uint64_t> consumed{0};  // written under mu
+    uint64_t reportedAt = ~uint64_t{0};  // guarded by Channels::pollMu: `consumed` when a poll last reported it
 };
 
 struct Channels {
@@ -171,13 +172,19 @@ size_t place(uint64_t at, size_t cap) {
 
 // Marks pending every started channel holding bytes not read yet (with pollMu held). This is what
 // announces a write that raced a read (publish); such a write is visible within nanoseconds of the read,
-// which the poll's first recheck, 1 ms on, covers.
-void unread_channels(Channels &all) {
+// which the poll's first recheck, 1 ms on, covers. On a poll's entry (`entry`), only channels read since
+// a poll last reported them: a profiler that hands reads to other threads (msPTI's library) polls again
+// before they read, and was answered at once, again and again, a poll loop that spun a core (1.9 million
+// instructions per kernel); a profiler that read polls again and hears of what it has not read at once.
+void unread_channels(Channels &all, bool entry) {
     for (uint32_t dev = 0; dev < kMaxDevices; ++dev) {
         for (uint32_t kind = 0; kind < 2; ++kind) {
             Channel &c = kind == 0 ? all.tsfw[dev] : all.soclog[dev];
-            if (c.on.load(std::memory_order_relaxed) &&
-                c.committed.load(std::memory_order_acquire) != c.consumed.load(std::memory_order_acquire)) {
+            if (!c.on.load(std::memory_order_relaxed)) {
+                continue;
+            }
+            const uint64_t consumed = c.consumed.load(std::memory_order_acquire);
+            if (c.committed.load(std::memory_order_acquire) != consumed && (!entry || consumed != c.reportedAt)) {
                 all.pending[kind] |= uint64_t{1} << dev;
             }
         }
@@ -329,6 +336,7 @@ HAL_EXPORT int prof_channel_poll(ProfPollInfo *outBuf, int num, int timeout) {
                 Channel &c = kind == 0 ? all.tsfw[dev] : all.soclog[dev];
                 if (c.on.load()) {
                     outBuf[n++] = ProfPollInfo{dev, kind == 0 ? kChannelTsFw : kChannelStarsSocLog};
+                    c.reportedAt = c.consumed.load(std::memory_order_acquire);
                 }
             }
         }
@@ -336,9 +344,6 @@ HAL_EXPORT int prof_channel_poll(ProfPollInfo *outBuf, int num, int timeout) {
     };
     const Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout);
     // Woken by a writer's signal, or at rechecks 1, 2, 4, ... ms on, for bytes no signal announced.
-    // Unread bytes are looked for only after a wait, not on entry: a profiler that hands reads to
-    // other threads (msPTI's library) polls again before they read, and was answered at once, again
-    // and again, a poll loop that spun a core (1.9 million instructions per kernel).
     auto recheck = std::chrono::milliseconds(1);
     bool waited = false;
     std::unique_lock<std::mutex> lock(all.pollMu);
@@ -346,9 +351,7 @@ HAL_EXPORT int prof_channel_poll(ProfPollInfo *outBuf, int num, int timeout) {
         if (all.started == 0) {
             return kProfStoppedAlready;
         }
-        if (waited) {
-            unread_channels(all);
-        }
+        unread_channels(all, !waited);
         int n = collect();
         if (n > 0 || Clock::now() >= deadline) {
             return n;
