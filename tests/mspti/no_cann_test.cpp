@@ -4,6 +4,7 @@
 // and libmspti says once, on stderr, which kinds cannot be collected.
 #include <gtest/gtest.h>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -75,4 +76,21 @@ TEST(NoCann, DeviceKindsAnswerDeviceOfflineAndHostKindsWork) {
     ASSERT_EQ(msptiActivityFlushAll(1), MSPTI_SUCCESS);
     EXPECT_EQ(g_markers.size(), 3u);
     EXPECT_EQ(msptiActivityDisable(MSPTI_ACTIVITY_KIND_MARKER), MSPTI_SUCCESS);
+}
+
+// With no device to read, the device counters are all zero, and reading them does not make the
+// device collector (its task table alone is 4 MiB: glibc maps a block that size with mmap, which
+// mallinfo2 counts in hblkhd).
+TEST(NoCann, DeviceStatsAreZeroAndReadingThemAllocatesNothingLarge) {
+    const size_t mapped_before = mallinfo2().hblkhd;
+    msptiExtDeviceStats stats;
+    std::memset(&stats, 0xff, sizeof stats);
+    ASSERT_EQ(msptiExtDeviceGetStats(&stats), MSPTI_SUCCESS);
+    EXPECT_EQ(mallinfo2().hblkhd, mapped_before);
+    const msptiExtDeviceStats zero{};
+    EXPECT_EQ(std::memcmp(&stats, &zero, sizeof stats), 0);
+    // Still zero once a device kind was refused.
+    EXPECT_EQ(msptiActivityEnable(MSPTI_ACTIVITY_KIND_KERNEL), MSPTI_ERROR_DEVICE_OFFLINE);
+    ASSERT_EQ(msptiExtDeviceGetStats(&stats), MSPTI_SUCCESS);
+    EXPECT_EQ(std::memcmp(&stats, &zero, sizeof stats), 0);
 }

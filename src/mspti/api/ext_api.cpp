@@ -104,14 +104,7 @@ msptiResult msptiExtMarkerGetRangeStats(msptiExtRangeStats *stats) {
 
 msptiResult msptiExtDeviceGetStats(msptiExtDeviceStats *stats) {
     if (stats == nullptr) return mspti::fail(MSPTI_ERROR_INVALID_PARAMETER, "msptiExtDeviceGetStats: stats is NULL");
-    const mspti::device::DeviceStats s = mspti::device::device_stats();
-    stats->bytes = s.bytes;
-    stats->records = s.records;
-    stats->skipped = s.skipped;
-    stats->malformed = s.malformed;
-    stats->unmatched = s.unmatched;
-    stats->readErrors = s.read_errors;
-    stats->shortFlushes = s.short_flushes;
+    mspti::device::device_stats(stats);
     return MSPTI_SUCCESS;
 }
 

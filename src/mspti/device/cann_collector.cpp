@@ -340,8 +340,15 @@ public:
     void forget_tasks() { tasks.clear(); }
 };
 
+std::atomic<Collector *> g_collector{nullptr};  // set once made: statistics do not make it (it is large)
+
 Collector &collector() {
-    static auto *c = new Collector;  // never destroyed: reports and channel data may come during exit
+    // Never destroyed: reports and channel data may come during exit.
+    static Collector *const c = [] {
+        auto *made = new Collector;
+        g_collector.store(made, std::memory_order_release);
+        return made;
+    }();
     return *c;
 }
 
@@ -531,20 +538,20 @@ void Collector::on_device_state(const DeviceStateReport &r) {
 
 }  // namespace
 
-DeviceStats device_stats() {
-    DeviceStats out;
-    Collector &c = collector();
-    out.unmatched = c.unmatched.load(std::memory_order_relaxed);
-    HalChannelReader *r = c.reader_ready.load(std::memory_order_acquire);
-    if (r == nullptr) return out;
+void device_stats(msptiExtDeviceStats *out) {
+    *out = msptiExtDeviceStats{};
+    const Collector *c = g_collector.load(std::memory_order_acquire);
+    if (c == nullptr) return;
+    out->unmatched = c->unmatched.load(std::memory_order_relaxed);
+    HalChannelReader *r = c->reader_ready.load(std::memory_order_acquire);
+    if (r == nullptr) return;
     const DecoderCounts k = r->counts();
-    out.bytes = k.bytes;
-    out.records = k.records;
-    out.skipped = k.skipped;
-    out.malformed = k.malformed;
-    out.read_errors = r->read_errors();
-    out.short_flushes = r->short_flushes();
-    return out;
+    out->bytes = k.bytes;
+    out->records = k.records;
+    out->skipped = k.skipped;
+    out->malformed = k.malformed;
+    out->readErrors = r->read_errors();
+    out->shortFlushes = r->short_flushes();
 }
 
 CannAvailability attach() {

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "mspti/mspti_ext.h"
+
 namespace mspti::device {
 
 /// What the libraries found allow.
@@ -35,17 +37,9 @@ bool is_device_kind(int kind);
 /// Enqueues a marker's device half on `stream` (aclrtProfTrace, 18 bytes: {markId, flag, tag 11}).
 int stream_trace(void *stream, uint64_t markId, uint32_t flag);
 
-/// What the channel reader and the collector counted (msptiExtDeviceGetStats): all zero with no driver.
-struct DeviceStats {
-    uint64_t bytes = 0;
-    uint64_t records = 0;
-    uint64_t skipped = 0;
-    uint64_t malformed = 0;
-    uint64_t unmatched = 0;  // task begin/end records with no task track
-    uint64_t read_errors = 0;
-    uint64_t short_flushes = 0;
-};
-DeviceStats device_stats();
+/// Fills `out` with what the channel reader and the collector counted (msptiExtDeviceGetStats):
+/// all zero in a process that never collected from a device.
+void device_stats(msptiExtDeviceStats *out);
 
 /// msptiActivityFlushAll: the device flushes its channels and what they held is parsed into records.
 void flush_device();
