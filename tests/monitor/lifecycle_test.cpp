@@ -555,12 +555,13 @@ TEST(MonitorLifecycle, TenThousandStartStopCyclesDoNotGrowThreadsOrMemory) {
         if (HasFatalFailure()) return;
     }
     // A stop with a timeout returns once the delivery thread is exiting, joined if it is gone within a
-    // grace period; on a loaded machine the last one may still be leaving here. It must leave: the
-    // count goes back (a leak would keep one thread per cycle).
+    // grace period; on a loaded machine the last one may still be leaving here, and the warm-up's
+    // last one may have been still leaving when `threads` was counted. It must leave: the count
+    // comes back to at most what it was (a leak would keep one thread per cycle).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (ThreadCount() != threads && std::chrono::steady_clock::now() < deadline)
+    while (ThreadCount() > threads && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    EXPECT_EQ(ThreadCount(), threads);
+    EXPECT_LE(ThreadCount(), threads);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     // (Sanitizers keep freed memory in quarantine: RSS says nothing there; LeakSanitizer checks leaks.)
     EXPECT_LT(RssKiB() - rss, 1024) << "RSS grew from " << rss << " KiB over 5000 cycles";
