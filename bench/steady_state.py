@@ -2,7 +2,7 @@
 """Markers in steady state, every client in one run (docs/performance.md, "Steady state").
 
 Runs bench_steady_state (C: a recycling client, a fresh-8-MB-buffer client, the C++ Monitor with
-per-record and batch callbacks), bench/python/steady_state_bench.py and the Java
+per-record and batch callbacks), bench_marker_floor (the least a collector could do, no libmspti), bench/python/steady_state_bench.py and the Java
 SteadyStateBench, each with loops that fill at least 20 buffers, and counts the instructions per
 collected mark over every thread under callgrind (marker_names_program: marking, the drain and
 the client reading each record, as the slope between two numbers of marks so that start-up and
@@ -22,6 +22,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENTS = ["recycle", "fresh", "monitor", "monitor-batch"]
+FLOORS = ["direct", "ring"]  # bench_marker_floor's designs
 CALLGRIND_MARKS = (200_000, 1_200_000)
 
 
@@ -123,6 +124,16 @@ def main():
         result["c"][client] = c_client(build, client, args.reps)
         if args.baseline_lib:
             result["c_baseline"][client] = c_client(build, client, args.reps, args.baseline_lib)
+    # The floor of a marker on this host (no libmspti), measured the same way, between the clients.
+    floor = os.path.join(build, "bin", "bench_marker_floor")
+    if os.path.exists(floor):
+        result["floor"] = {}
+        for design in FLOORS:
+            print(f"== steady state, floor, {design}", file=sys.stderr)
+            r = subprocess.run([floor, design, str(args.reps)], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit(f"bench_marker_floor {design} failed: {r.stderr.strip()}")
+            result["floor"][design] = json.loads(r.stdout)
     record_bytes = result["c"]["recycle"]["record_bytes"]
     records = result["c"]["recycle"]["records_per_loop"]
     if "python" not in skip and os.path.isdir(os.path.join(build, "python", "mspti")):

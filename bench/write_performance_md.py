@@ -699,6 +699,23 @@ def steady_state_section(results):
                          f" ×{f['cpu_ratio']:.2f} (×{f['ratio']:.2f}; `rdtsc` {f['tsc_cpu']:.2f} ns) |"
                          f" {f['short']:.2f} ns | {f['faults']:,.1f} | {before} | {'≤ ×%.1f' % t if t else ''} |"
                          f" {verdict(f['cpu_ratio'] <= t) if t else ''} |")
+    fl = d.get("floor")
+    if fl:
+        lines += ["", "**The floor on this host** (bench/marker_floor_bench.cpp, in the same run, same loops and"
+                  " baseline; no libmspti): the marking thread writes each 56-byte record itself and a second thread,"
+                  " the client, reads every record of each full 8 MB buffer and hands it back (4 buffers, recycled)."
+                  " *Direct*: records go straight into the client's buffer. *Ring*: into a 64 KiB ring of the"
+                  " marking thread, copied into the client's buffer by that thread at each quarter of the ring:"
+                  " libmspti's design with nothing else (no names, ids, clock modes, flush protocol, open-range"
+                  " table). A range pair is two records. A ratio of libmspti's can be read against these.", "",
+                  "| design | `mstxMarkA`: thread CPU (×TSC CPU) | range pair: thread CPU (×TSC CPU) | short loop, wall:"
+                  " mark, range pair |", "|---|---|---|---|"]
+        for design, label in (("direct", "direct into the client's buffer"), ("ring", "thread's ring, copied")):
+            if design not in fl:
+                continue
+            m, r = fig(fl[design], "mark"), fig(fl[design], "range")
+            lines.append(f"| {label} | {m['cpu']:.2f} ns (×{m['cpu_ratio']:.2f}) | {r['cpu']:.2f} ns"
+                         f" (×{r['cpu_ratio']:.2f}) | {m['short']:.2f} ns, {r['short']:.2f} ns |")
     if "instructions_per_mark" in d:
         base = d.get("instructions_per_mark_baseline")
         lines += ["", "| what | measured | before (same run) | target | |", "|---|---|---|---|---|",
