@@ -81,7 +81,7 @@ def quartiles(values):
     return {"median": statistics.median(values), "q1": q[0], "q3": q[2]}
 
 
-def measure(build_dir, rounds, python, kernel_only=False):
+def measure(build_dir, rounds, python, kernel_only=False, batches=16):
     work = os.path.join(build_dir, "bench-results", "side_by_side")
     os.makedirs(work, exist_ok=True)
     cc = shutil.which("cc") or "gcc"
@@ -91,7 +91,7 @@ def measure(build_dir, rounds, python, kernel_only=False):
     result = {"load_before": os.getloadavg(), "cores": os.cpu_count(), "rounds": rounds}
 
     # KERNEL: rounds of the four runs, rotated, so that a slow stretch falls on all of them.
-    batches, kernels = 16, 16 * 256
+    kernels = batches * 256
     runs = [(side, mode) for side in SIDES for mode in ("baseline", "collect")]
     per = {run: [] for run in runs}
     for i in range(rounds):
@@ -197,6 +197,8 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--doc")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--batches", type=int, default=16,
+                        help="KERNEL: batches of 256 kernels per run (more: less noise per run)")
     parser.add_argument("--python", default="/usr/bin/python3")
     parser.add_argument("--kernel-only", action="store_true", help="the KERNEL figures only; no --doc")
     args = parser.parse_args()
@@ -205,7 +207,7 @@ def main():
         print("side_by_side: no msPTI library in the build (configure with MSPTI_UPSTREAM_SOURCE); skipped",
               file=sys.stderr)
         return 0
-    result = measure(build_dir, args.rounds, args.python, args.kernel_only)
+    result = measure(build_dir, args.rounds, args.python, args.kernel_only, args.batches)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
     if args.doc and not args.kernel_only:

@@ -65,6 +65,13 @@ std::string last_error_message();
  */
 std::string libmspti_version();
 
+/**
+ * @brief The device-channel counters of the libmspti.so the monitors run on (msptiExtDeviceGetStats):
+ *        what KernelMonitor, HcclMonitor and CommunicationMonitor records were read from, and the
+ *        device records that gave none. `available` is false where that library lacks the call.
+ */
+DeviceStats device_stats();
+
 /** @brief Parts common to every monitor. Not used directly. */
 class Monitor {
 public:

@@ -86,6 +86,22 @@ struct MonitorStats {
     uint64_t dropped = 0;
 };
 
+/**
+ * @brief What libmspti read from the device's profiling channels since the process started
+ *        (device_stats()). A device record that gave no activity record is counted here.
+ */
+struct DeviceStats {
+    /** False where the libmspti.so in use has no msptiExtDeviceGetStats (msPTI's own): all counts 0. */
+    bool available = false;
+    uint64_t bytes = 0; /**< Bytes read from the channels and parsed. */
+    uint64_t records = 0; /**< Whole device records decoded and handed on. */
+    uint64_t skipped = 0; /**< Whole records of types libmspti does not read. */
+    uint64_t malformed = 0; /**< Whole records whose fields contradict their type (no activity record). */
+    uint64_t unmatched = 0; /**< Task begin or end records with no task track from the runtime (no activity record). */
+    uint64_t read_errors = 0; /**< Failed polls or reads of a channel. */
+    uint64_t short_flushes = 0; /**< Flushes that gave up waiting (1 s) for bytes the driver said it held. */
+};
+
 }  // namespace mspti
 
 #endif  // MSPTI_MONITOR_TYPES_H

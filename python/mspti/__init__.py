@@ -29,6 +29,7 @@ from .monitor._kinds import MONITORS as _MONITORS
 from .monitor._kinds import *  # noqa: F401,F403  (KernelMonitor, KernelCallback, ...: generated)
 from .monitor.base_monitor import MonitorStats
 from .monitor.mstx_monitor import MstxMonitor
+from .device import DeviceStats, device_stats
 from . import batch, mstx  # noqa: E402
 
 _add_field_tables(_RECORD_CLASSES.values())  # dataclasses.fields(KernelData) lists the typed fields
@@ -46,7 +47,8 @@ __all__ = [*_MONITORS, "MstxMonitor", *_RECORDS, "MsptiResult", "MsptiActivityKi
 
 # What dir(mspti) shows: the public API, not the loader and the native module behind it.
 _PUBLIC = frozenset(__all__) | set(_CALLBACKS) | {
-    "MarkCallback", "RangeCallback", "BatchCallback", "MonitorStats", "batch", "mstx", "__version__",
+    "MarkCallback", "RangeCallback", "BatchCallback", "MonitorStats", "DeviceStats", "device_stats", "batch",
+    "mstx", "__version__",
     "__all__", "__doc__", "__name__", "__file__", "__path__", "__package__", "__spec__", "__loader__"}
 
 

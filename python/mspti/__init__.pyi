@@ -14,6 +14,7 @@ from .activity_data import MarkerData, RangeMarkerData
 from .monitor._kinds import *
 from .monitor.base_monitor import MonitorStats as MonitorStats
 from .monitor.mstx_monitor import MstxMonitor as MstxMonitor
+from .device import DeviceStats as DeviceStats, device_stats as device_stats
 
 __version__: str
 """libmspti.so's version (major.minor.patch)."""

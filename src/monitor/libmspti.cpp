@@ -169,6 +169,7 @@ Libmspti resolve() {
     bind(handle, "msptiExtActivityReportDiscarded", &lib.ext_report_discarded);
     bind(handle, "msptiExtResultString", &lib.ext_result_string);
     bind(handle, "msptiExtGetVersionString", &lib.ext_version);
+    bind(handle, "msptiExtDeviceGetStats", &lib.ext_device_stats);
     const bool core = lib.register_callbacks && lib.subscribe && lib.unsubscribe && lib.enable && lib.disable &&
                       lib.flush_all && lib.flush_period && lib.get_next_record && lib.enable_marker_domain &&
                       lib.disable_marker_domain;
@@ -211,6 +212,22 @@ namespace mspti {
 std::string libmspti_version() {
     const detail::Libmspti &lib = detail::libmspti();
     return lib.ext_version != nullptr ? lib.ext_version() : "";
+}
+
+DeviceStats device_stats() {
+    DeviceStats out;
+    const detail::Libmspti &lib = detail::libmspti();
+    msptiExtDeviceStats s{};
+    if (lib.ext_device_stats == nullptr || lib.ext_device_stats(&s) != MSPTI_SUCCESS) return out;
+    out.available = true;
+    out.bytes = s.bytes;
+    out.records = s.records;
+    out.skipped = s.skipped;
+    out.malformed = s.malformed;
+    out.unmatched = s.unmatched;
+    out.read_errors = s.readErrors;
+    out.short_flushes = s.shortFlushes;
+    return out;
 }
 
 }  // namespace mspti

@@ -32,6 +32,7 @@ struct Libmspti {
     decltype(&msptiExtActivityReportDiscarded) ext_report_discarded = nullptr;
     decltype(&msptiExtResultString) ext_result_string = nullptr;
     decltype(&msptiExtGetVersionString) ext_version = nullptr;
+    decltype(&msptiExtDeviceGetStats) ext_device_stats = nullptr;
 };
 
 /**

@@ -32,8 +32,8 @@ namespace mspti_java {
 /** Classes and constructors cached at JNI_OnLoad (global references). */
 struct JavaTypes {
     JavaVM *vm = nullptr;
-    jclass batch = nullptr, stats = nullptr, errors = nullptr;
-    jmethodID batch_ctor = nullptr, stats_ctor = nullptr;
+    jclass batch = nullptr, stats = nullptr, device_stats = nullptr, errors = nullptr;
+    jmethodID batch_ctor = nullptr, stats_ctor = nullptr, device_stats_ctor = nullptr;
     jmethodID report = nullptr;
 };
 
@@ -152,6 +152,13 @@ inline jobject to_java(JNIEnv *env, const mspti::MonitorStats &s) {
                           j(s.dropped));
 }
 
+inline jobject to_java(JNIEnv *env, const mspti::DeviceStats &s) {
+    const JavaTypes &t = types();
+    return env->NewObject(t.device_stats, t.device_stats_ctor, static_cast<jboolean>(s.available), j(s.bytes),
+                          j(s.records), j(s.skipped), j(s.malformed), j(s.unmatched), j(s.read_errors),
+                          j(s.short_flushes));
+}
+
 /** A record argument of a director call; reports and throws if it could not be built. */
 template <typename T>
 inline jobject record_arg(JNIEnv *env, const T &value, jobject callback) {
@@ -241,6 +248,7 @@ inline int on_load(JavaVM *vm, JNIEnv *env) {
     } ctors[] = {
         {"org/mspti/RecordBatch", &t.batch, &t.batch_ctor, "(ILjava/nio/ByteBuffer;II)V"},
         {"org/mspti/MonitorStats", &t.stats, &t.stats_ctor, "(JJJJ)V"},
+        {"org/mspti/DeviceStats", &t.device_stats, &t.device_stats_ctor, "(ZJJJJJJJ)V"},
     };
     for (const Ctor &c : ctors) {
         if (!cache_class(env, c.cls, c.slot)) return -1;

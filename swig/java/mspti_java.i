@@ -93,6 +93,7 @@ MSPTI_JAVA_VALUE(mspti::RecordBatch, RecordBatch)
   mspti_java::BatchExpiry $1_expiry(jenv, $input);
 }
 MSPTI_JAVA_VALUE(mspti::MonitorStats, MonitorStats)
+MSPTI_JAVA_VALUE(mspti::DeviceStats, DeviceStats)
 %ignore mspti::MsptiObjectId;
 
 /* ---- a Java exception in a callback: reported (CallbackErrors), counted, delivery goes on. */
@@ -165,6 +166,15 @@ MSPTI_JAVA_CALLBACK(BatchCallback, on_batch)
   /** The reason the calling thread's last failing Monitor call failed ("" if none). */
   public static String lastErrorMessage() {
     return MsptiNative.lastErrorMessage();
+  }
+
+  /**
+   * The device-channel counters of the libmspti.so the monitors run on: what kernel, HCCL and
+   * communication records were read from, and the device records that gave none. Not available
+   * (all zero) on a libmspti.so without msptiExtDeviceGetStats (msPTI's own).
+   */
+  public static DeviceStats deviceStats() {
+    return MsptiNative.deviceStats();
   }
 
   static MsptiResult invalid() {

@@ -9,6 +9,7 @@
 
 #include "acl/acl.h"
 #include "hccl/hccl.h"
+#include "mspti/mspti_ext.h"
 #include "monitor_test_support.h"
 #include "vnpu_add_fixture.h"
 
@@ -75,6 +76,37 @@ TEST_F(VnpuMonitor, KernelRecordsReachEveryKernelMonitorWithTheirFields) {
             EXPECT_GT(k.correlation_id, a.kernels[i - 1].correlation_id);
         }
     }
+}
+
+// device_stats() gives libmspti's device-channel counters through the Monitor API: the same
+// figures as the C call, growing by a begin and an end record per kernel.
+TEST_F(VnpuMonitor, DeviceStatsCountEachKernelsDeviceRecords) {
+    const mspti::DeviceStats before = mspti::device_stats();
+    KernelCollector collected;
+    mspti::KernelMonitor m;
+    ASSERT_EQ(m.start(&collected), MsptiResult::MSPTI_SUCCESS);
+    constexpr int kKernels = 12;
+    for (int i = 0; i < kKernels; ++i) Add();
+    ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+    ASSERT_EQ(m.stop(), MsptiResult::MSPTI_SUCCESS);
+    ASSERT_EQ(collected.kernels.size(), static_cast<size_t>(kKernels));
+
+    const mspti::DeviceStats after = mspti::device_stats();
+    msptiExtDeviceStats c{};
+    ASSERT_EQ(msptiExtDeviceGetStats(&c), MSPTI_SUCCESS);
+    EXPECT_TRUE(after.available);
+    EXPECT_EQ(after.records - before.records, 2u * kKernels) << "a begin and an end per kernel";
+    EXPECT_GT(after.bytes, before.bytes);
+    EXPECT_EQ(after.unmatched, before.unmatched);
+    EXPECT_EQ(after.malformed, before.malformed);
+    // Nothing runs now: the C call read the same figures.
+    EXPECT_EQ(after.bytes, c.bytes);
+    EXPECT_EQ(after.records, c.records);
+    EXPECT_EQ(after.skipped, c.skipped);
+    EXPECT_EQ(after.malformed, c.malformed);
+    EXPECT_EQ(after.unmatched, c.unmatched);
+    EXPECT_EQ(after.read_errors, c.readErrors);
+    EXPECT_EQ(after.short_flushes, c.shortFlushes);
 }
 
 TEST_F(VnpuMonitor, ApiRecordsCarryTheCallerAndJoinTheKernelsTheyLaunched) {

@@ -70,6 +70,24 @@ def test_kernel_start_batch_matches_the_record_callback():
     assert kb.stats().delivered == 3
 
 
+def test_device_stats_count_a_begin_and_an_end_per_kernel():
+    before = mspti.device_stats()
+    assert isinstance(before, mspti.DeviceStats) and before.available
+    records = []
+    k = KernelMonitor()
+    assert k.start(records.append) == OK
+    x = vnpu.ones(4, 4).npu()
+    _ = vnpu.relu(x + x) @ x
+    vnpu.synchronize()
+    k.stop()
+    after = mspti.device_stats()
+    assert len(records) == 3
+    assert after.records - before.records == 2 * len(records)
+    assert after.bytes > before.bytes
+    assert (after.unmatched, after.malformed, after.read_errors) == (before.unmatched, before.malformed,
+                                                                     before.read_errors)
+
+
 @pytest.mark.parametrize("cls, monitor", [
     ("KernelCallback", "KernelMonitor"), ("HcclCallback", "HcclMonitor"),
     ("CommunicationCallback", "CommunicationMonitor"), ("MarkCallback", "MstxMonitor"),

@@ -84,6 +84,26 @@ class KernelMonitorTest {
     }
 
     @Test
+    void deviceStatsCountABeginAndAnEndPerKernel() {
+        DeviceStats before = Monitor.deviceStats();
+        assertTrue(before.isAvailable(), before.toString());
+        List<KernelData> kernels = new CopyOnWriteArrayList<>();
+        assertEquals(MsptiResult.MSPTI_SUCCESS, monitor.start(kernels::add));
+        Stream stream = new Stream(0);
+        Tensor a = new Tensor(new float[] {1, 2, 3, 4}, new long[] {2, 2}, 0);
+        Tensor r = Vnpu.relu(Vnpu.add(a, a, stream), stream);
+        stream.synchronize();
+        assertArrayEquals(new float[] {2, 4, 6, 8}, r.toHost());
+        monitor.stop();
+        DeviceStats after = Monitor.deviceStats();
+        assertEquals(2, kernels.size());
+        assertEquals(2L * kernels.size(), after.getRecords() - before.getRecords(), after + " after " + before);
+        assertTrue(after.getBytes() > before.getBytes(), after.toString());
+        assertEquals(before.getUnmatched(), after.getUnmatched());
+        assertEquals(before.getMalformed(), after.getMalformed());
+    }
+
+    @Test
     void aSubclassAndABatchMonitorSeeTheSameKernels() {
         List<KernelData> kernels = new CopyOnWriteArrayList<>();
         List<String> fromBatch = new CopyOnWriteArrayList<>();
