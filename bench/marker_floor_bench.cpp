@@ -193,9 +193,10 @@ int main(int argc, char **argv) {
     Marks(kShortCalls);  // warm-up
     Flush();
     uint64_t written = kShortCalls;
-    std::printf("{\"client\": \"floor-%s\", \"record_bytes\": %zu, \"buffer_bytes\": %zu, \"records_per_loop\": %ld, "
-                "\"short_calls\": %d, \"reps\": [",
-                design.c_str(), kRecord, kBufferBytes, records, kShortCalls);
+    std::printf(
+        "{\"client\": \"floor-%s\", \"record_bytes\": %zu, \"buffer_bytes\": %zu, \"records_per_loop\": %ld, "
+        "\"short_calls\": %d, \"reps\": [",
+        design.c_str(), kRecord, kBufferBytes, records, kShortCalls);
     for (int rep = 0; rep < reps; ++rep) {
         Timing tsc = Time(records, Tsc);
         Timing mark = Time(records, Marks);
