@@ -19,10 +19,9 @@
 #include <time.h>
 #include <vector>
 
-#include "acl/acl.h"
-#include "aclnnop/aclnn_add.h"
 #include "mspti/mspti.h"
 #include "mspti/mspti_ext.h"
+#include "vnpu_add_kernels.h"
 
 namespace {
 
@@ -54,33 +53,7 @@ void complete(uint8_t *buffer, size_t, size_t validSize) {
     if (buffer != nullptr) g_pool.push_back(buffer);
 }
 
-struct Device {
-    aclrtStream stream = nullptr;
-    void *a = nullptr, *b = nullptr, *c = nullptr;
-    aclTensor *ta = nullptr, *tb = nullptr, *tc = nullptr;
-    aclScalar *alpha = nullptr;
-    float alphaValue = 1.0f;
-
-    Device() {
-        aclInit(nullptr);
-        aclrtSetDevice(0);
-        aclrtCreateStream(&stream);
-        const int64_t shape[] = {8};
-        const int64_t strides[] = {1};
-        for (void **p : {&a, &b, &c}) aclrtMalloc(p, 8 * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST);
-        ta = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, a);
-        tb = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, b);
-        tc = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, c);
-        alpha = aclCreateScalar(&alphaValue, ACL_FLOAT);
-    }
-
-    bool add() {
-        uint64_t workspace = 0;
-        aclOpExecutor *executor = nullptr;
-        if (aclnnAddGetWorkspaceSize(ta, tb, alpha, tc, &workspace, &executor) != 0) return false;
-        return aclnnAdd(nullptr, 0, executor, stream) == 0;
-    }
-};
+using Device = AddKernels;
 
 // CPU time of every thread of the process (host thread, stream worker, activity worker): less
 // sensitive than wall time to other processes on a shared machine.

@@ -42,6 +42,11 @@ if [ -x "$build/bin/bench_kernel_overhead" ]; then
   echo "== bench_kernel_overhead --pairs" >&2
   "$build/bin/bench_kernel_overhead" --pairs=200 >"$out/kernel_overhead_pairs.json"
 fi
+# The same against its floor (the interfaces asked for and read, nothing parsed, no libmspti), alternating.
+if [ -x "$build/bin/bench_kernel_floor" ] && [ -x "$build/bin/bench_kernel_overhead" ]; then
+  echo "== kernel_floor" >&2
+  /usr/bin/python3 "$root/bench/kernel_floor.py" "$build" "$out/kernel_floor.json" >/dev/null
+fi
 # The same overhead in instructions (callgrind), which a busy machine does not change.
 if [ -x "$build/bin/bench_kernel_overhead" ]; then
   echo "== kernel_overhead_instructions" >&2

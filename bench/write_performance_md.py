@@ -243,6 +243,58 @@ def kernel_section(results):
     return lines
 
 
+def kernel_floor_section(results):
+    d = read_json(results, "kernel_floor.json")
+    if d is None:
+        return []
+    f, m, b = d["floor"], d["libmspti"], d.get("before")
+
+    def pct(x):
+        o = x["overhead"]
+        return f"{o['median']:+.1%} ({o['q1']:+.1%} to {o['q3']:+.1%})"
+
+    la, lb = d["load_before"], d["load_after"]
+    lines = [
+        "## KERNEL collection against its floor (bench/kernel_floor.py, bench/kernel_floor_bench.cpp)",
+        "",
+        f"Measured {d['measured']}. The floor: a program with no libmspti that asks the virtual CANN for what"
+        " KERNEL records are made from, as libmspti does, and does nothing with it: report callbacks"
+        " registered with libprofapi that return at once, the switch libmspti sends for KERNEL (task time,"
+        " the runtime's task tracks), the STARS SoC-log channel of libascend_hal started as msPTI starts it"
+        " and read on a thread of its own (poll, read everything, wait 16 ms: the longest libmspti's reader"
+        " waits), its bytes counted and nothing parsed; each run ends with the channel flushed and read. Same workload and strict pairs as the"
+        f" KERNEL section ({f['kernels_per_run']:,.0f} kernels a run); the programs ran in"
+        f" {d.get('blocks', '')} blocks of strict pairs each, in an order rotated block by block. Load average (1 / 5 / 15 min):"
+        f" {la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f} before, {lb[0]:.2f} / {lb[1]:.2f} / {lb[2]:.2f} after.",
+        "",
+        "| overhead against the same program with nothing asked for, median of the strict pairs"
+        " (interquartile range) | the floor: reports and SoC log asked for, read, not parsed |"
+        f" libmspti collecting KERNEL records ({d.get('commit', 'this build')}) |"
+        + (f" libmspti before ({d.get('before_commit', '')}) |" if b else ""),
+        "|---|---|---|" + ("---|" if b else ""),
+    ]
+    cols = [f, m] + ([b] if b else [])
+
+    def row(label, fn):
+        return f"| {label} | " + " | ".join(fn(c) for c in cols) + " |"
+
+    lines += [
+        row("pairs", lambda c: str(c["pairs"])),
+        row("device records read per kernel (floor: SoC-log records; libmspti: KERNEL records delivered)",
+            lambda c: f"{c['records_per_kernel']:.3f}"),
+        row("process CPU", lambda c: pct(c["process_cpu"])),
+        row("host (launching) thread's CPU", lambda c: pct(c["host_thread_cpu"])),
+        row("wall time", lambda c: pct(c["wall"])),
+        row("process CPU per kernel, medians (collection / baseline)",
+            lambda c: f"{c['process_cpu']['collect_ns']:.0f} ns / {c['process_cpu']['baseline_ns']:.0f} ns"),
+        "",
+        "What libmspti adds above the floor is its own cost; the floor is what the interfaces cost the"
+        " process on the virtual NPU, whose device (the SoC log's writer) is a thread of the process.",
+        "",
+    ]
+    return lines
+
+
 def kernel_side_by_side_lines(results):
     """msPTI's library and ours on the KERNEL workload (bench/upstream/side_by_side.py --kernel-only)."""
     d = read_json(results, "kernel_side_by_side.json")
@@ -764,9 +816,9 @@ def steady_state_section(results):
                          f" {m['nanotime_ns']:.1f} ns | {m['dropped']:,} of {m['records_expected']:,} |")
     o = d.get("others")
     if o:
-        lines += ["", "Other figures of this document, re-measured in the same run (*before*: the libmspti of"
-                  f" {d.get('baseline_label', 'main before this change')}, LD_LIBRARY_PATH, where the harness can"
-                  " swap it):", "",
+        lines += ["", "Other figures of this document, re-measured in the same run"
+                  + (f" (*before*: the libmspti of {d.get('baseline_label', 'main before this change')},"
+                     " LD_LIBRARY_PATH, where the harness can swap it):" if d.get("c_baseline") else ":"), "",
                   "| figure | now | before (same run) | target | |", "|---|---|---|---|---|"]
         tc, tb = o.get("thread_cpu"), o.get("thread_cpu_baseline")
         if tc:
@@ -799,7 +851,7 @@ def steady_state_section(results):
 
 def _sections():
     return {"steady": steady_state_section, "markers": marker_section, "thread_cpu": marker_thread_cpu_section,
-            "kernel": kernel_section, "python": python_section, "python_mstx": python_mstx_section,
+            "kernel": kernel_section, "kernel_floor": kernel_floor_section, "python": python_section, "python_mstx": python_mstx_section,
             "matmul": matmul_section, "java": java_section, "hccl": hccl_mpi_section, "trace": trace_section,
             "side_by_side": side_by_side_section}
 
@@ -840,7 +892,8 @@ def splice_sections(doc, results, keys):
 def _HEADINGS_AFTER(key):
     # The headings main() writes after `key`'s section (by their fixed beginnings).
     beginnings = {"steady": "## Steady state", "markers": "## Markers", "thread_cpu": "## Marker scaling",
-                  "kernel": "## KERNEL", "python": "## Python (", "python_mstx": "## Python mstx",
+                  "kernel": "## KERNEL collection overhead", "kernel_floor": "## KERNEL collection against",
+                  "python": "## Python (", "python_mstx": "## Python mstx",
                   "matmul": "## Virtual NPU", "java": "## Java", "hccl": "## HCCL", "trace": "## mspti-trace",
                   "side_by_side": "## msPTI's library"}
     order = list(beginnings)
@@ -869,6 +922,7 @@ def main():
     lines += marker_section(results)
     lines += marker_thread_cpu_section(results)
     lines += kernel_section(results)
+    lines += kernel_floor_section(results)
     lines += python_section(results)
     lines += python_mstx_section(results)
     lines += matmul_section(results)
