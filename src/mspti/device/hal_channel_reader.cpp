@@ -19,12 +19,16 @@ constexpr int kProfStoppedAlready = -4;
 // After reading, the poll thread lets the channels fill for a while before it polls again: a device
 // that finishes a kernel every few microseconds then costs one wake-up and one read per interval,
 // not per kernel (a flush reads at once, on its caller's thread, whatever the poll thread does).
-// The interval starts at 1 ms and doubles, up to 8 ms, while a round of reads gets less than one
-// read's buffer: a trickle of records costs few wake-ups. A round that fills a buffer brings it back
-// to 1 ms. At 8 ms the virtual driver's 2 MiB ring holds what a device finishing a kernel every
-// microsecond writes in twice that time.
+// Each wake-up costs the process more than its own work: on 2 cores the reader takes a core from
+// the launching thread or the device. Measured with KERNEL on the virtual NPU (docs/performance.md,
+// "KERNEL collection against its floor"), reading every 1 ms cost +22.7 % process CPU, every 8 ms
+// +12.5 %, every 32 ms +9.5 %. So the interval starts at 1 ms and doubles, up to 16 ms, while no
+// channel gives kBusyBytes in a round, and halves, down to 1 ms, when one does: a quarter of the
+// virtual driver's 2 MiB SoC-log ring, so that a device writing faster is read well before its ring
+// fills (at 16 ms, 512 KiB is 8,192 SoC-log records: a kernel every 3.9 us).
 constexpr auto kMinReadInterval = std::chrono::milliseconds(1);
-constexpr auto kMaxReadInterval = std::chrono::milliseconds(8);
+constexpr auto kMaxReadInterval = std::chrono::milliseconds(16);
+constexpr uint64_t kBusyBytes = 512 * 1024;
 
 uint64_t mono_ns() {
     timespec ts{};
@@ -204,15 +208,16 @@ void HalChannelReader::poll_main(uint64_t generation) {
             read_errors_.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
-        uint64_t got = 0;
+        uint64_t busiest = 0;  // the most one channel held
         for (int i = 0; i < n && i < static_cast<int>(2 * kMaxDevices); ++i) {
             Channel *c = find(info[i].deviceId, info[i].channelId);
             if (c == nullptr || !c->on.load(std::memory_order_acquire)) continue;
             std::lock_guard<std::mutex> lock(parse_);
-            got += drain(info[i].deviceId, info[i].channelId, *c);
+            busiest = std::max(busiest, drain(info[i].deviceId, info[i].channelId, *c));
         }
         if (n > 0) {
-            interval = got >= kReadBytes ? kMinReadInterval : std::min(interval * 2, kMaxReadInterval);
+            interval = busiest >= kBusyBytes ? std::max(interval / 2, kMinReadInterval)
+                                             : std::min(interval * 2, kMaxReadInterval);
             nap(generation, interval);
         }
     }
