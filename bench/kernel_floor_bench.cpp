@@ -187,8 +187,8 @@ int run_pairs(int pairs, int batches) {
         " \"cpu_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s},\n"
         " \"host_thread_cpu_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s},\n"
         " \"wall_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s}}\n",
-        pairs, kernels, records / (kernels * pairs), list(cpu[0]).c_str(), list(cpu[1]).c_str(),
-        list(host[0]).c_str(), list(host[1]).c_str(), list(wall[0]).c_str(), list(wall[1]).c_str());
+        pairs, kernels, records / (kernels * pairs), list(cpu[0]).c_str(), list(cpu[1]).c_str(), list(host[0]).c_str(),
+        list(host[1]).c_str(), list(wall[0]).c_str(), list(wall[1]).c_str());
     return 0;
 }
 
