@@ -23,6 +23,7 @@
 
 #include "ascend_hal.h"
 #include "device/cann_layouts.h"
+#include "strict_pairs_json.h"
 #include "vnpu_add_kernels.h"
 
 extern "C" {
@@ -163,7 +164,7 @@ int run_pairs(int pairs, int batches) {
     double c = 0, h = 0, w = 0;
     if (!one_run(true, c, h, w) || !one_run(false, c, h, w)) return 1;  // warm-up
     const uint64_t bytes_before = g_bytes.load();
-    std::vector<double> cpu[2], host[2], wall[2];
+    StrictPairs runs;
     for (int p = 0; p < pairs; ++p) {
         for (int k = 0; k < 2; ++k) {
             const bool on = (p % 2 == 0) == (k == 1);  // off,on then on,off
@@ -171,24 +172,13 @@ int run_pairs(int pairs, int batches) {
                 std::fprintf(stderr, "bench_kernel_floor: a run failed\n");
                 return 1;
             }
-            cpu[on].push_back(c);
-            host[on].push_back(h);
-            wall[on].push_back(w);
+            runs.cpu[on].push_back(c);
+            runs.host[on].push_back(h);
+            runs.wall[on].push_back(w);
         }
     }
     const double records = static_cast<double>(g_bytes.load() - bytes_before) / sizeof(vnpu::hal::StarsSocLog);
-    auto list = [](const std::vector<double> &v) {
-        std::string out;
-        for (double x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
-        return "[" + out + "]";
-    };
-    std::printf(
-        "{\"pairs\": %d, \"kernels_per_run\": %.0f, \"records_per_kernel\": %.4f,\n"
-        " \"cpu_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s},\n"
-        " \"host_thread_cpu_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s},\n"
-        " \"wall_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s}}\n",
-        pairs, kernels, records / (kernels * pairs), list(cpu[0]).c_str(), list(cpu[1]).c_str(), list(host[0]).c_str(),
-        list(host[1]).c_str(), list(wall[0]).c_str(), list(wall[1]).c_str());
+    PrintStrictPairs(pairs, kernels, records / (kernels * pairs), runs);
     return 0;
 }
 

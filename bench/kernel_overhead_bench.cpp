@@ -21,6 +21,7 @@
 
 #include "mspti/mspti.h"
 #include "mspti/mspti_ext.h"
+#include "strict_pairs_json.h"
 #include "vnpu_add_kernels.h"
 
 namespace {
@@ -188,30 +189,19 @@ int run_pairs(int pairs, int batches) {
     if (!one_run(true, warm_cpu, warm_host, warm_wall) || !one_run(false, warm_cpu, warm_host, warm_wall))
         return 1;  // buffers, pools
     const uint64_t records_before = g_records.load();
-    std::vector<double> cpu[2], host[2], wall[2];
+    StrictPairs runs;
     for (int p = 0; p < pairs; ++p) {
         for (int k = 0; k < 2; ++k) {
             const bool collect = (p % 2 == 0) == (k == 1);  // off,on then on,off
             double c = 0, h = 0, w = 0;
             if (!one_run(collect, c, h, w)) return 1;
-            cpu[collect].push_back(c);
-            host[collect].push_back(h);
-            wall[collect].push_back(w);
+            runs.cpu[collect].push_back(c);
+            runs.host[collect].push_back(h);
+            runs.wall[collect].push_back(w);
         }
     }
     const uint64_t records = g_records.load() - records_before;
-    auto list = [](const std::vector<double> &v) {
-        std::string out;
-        for (double x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
-        return "[" + out + "]";
-    };
-    std::printf(
-        "{\"pairs\": %d, \"kernels_per_run\": %.0f, \"records_per_kernel\": %.4f,\n"
-        " \"cpu_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s},\n"
-        " \"host_thread_cpu_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s},\n"
-        " \"wall_ns_per_kernel\": {\"baseline\": %s,\n  \"collect\": %s}}\n",
-        pairs, kernels, static_cast<double>(records) / (kernels * pairs), list(cpu[0]).c_str(), list(cpu[1]).c_str(),
-        list(host[0]).c_str(), list(host[1]).c_str(), list(wall[0]).c_str(), list(wall[1]).c_str());
+    PrintStrictPairs(pairs, kernels, static_cast<double>(records) / (kernels * pairs), runs);
     return 0;
 }
 

@@ -23,23 +23,19 @@
 #include <vector>
 
 #include "mspti/mspti.h"
+#include "steady_loops.h"
 
 namespace {
+
+using namespace steady;
 
 constexpr size_t kBufferBytes = size_t{8} << 20;
 constexpr size_t kRecord = sizeof(msptiActivityMarker);
 constexpr size_t kRecordsPerBuffer = kBufferBytes / kRecord;
 constexpr int kPool = 4;
-constexpr int kShortCalls = 20000;
-constexpr int kShortLoops = 10;
 constexpr size_t kRingSlots = 1024;  // 64-byte slots: 64 KiB
 constexpr size_t kQuarter = kRingSlots / 4;
 
-uint64_t NowNs(clockid_t clock) {
-    timespec t{};
-    clock_gettime(clock, &t);
-    return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
-}
 
 // A client buffer: the marking thread fills it, the client reads it and hands it back.
 struct Buffer {
@@ -129,12 +125,6 @@ void Flush() {
     for (Buffer &b : g_pool) b.full.wait(1, std::memory_order_acquire);
 }
 
-void Tsc(long n) {
-    for (long i = 0; i < n; ++i) {
-        uint64_t t = __builtin_ia32_rdtsc();
-        asm volatile("" : : "r"(t));
-    }
-}
 void Marks(long n) {
     for (long i = 0; i < n; ++i) g_mark(MSPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS);
 }
@@ -143,32 +133,6 @@ void Ranges(long n) {
         g_mark(MSPTI_ACTIVITY_FLAG_MARKER_START);
         g_mark(MSPTI_ACTIVITY_FLAG_MARKER_END);
     }
-}
-
-struct Timing {
-    double wall_ns, cpu_ns;
-};
-
-Timing Time(long calls, void (*body)(long)) {
-    uint64_t c0 = NowNs(CLOCK_THREAD_CPUTIME_ID), w0 = NowNs(CLOCK_MONOTONIC);
-    body(calls);
-    uint64_t w1 = NowNs(CLOCK_MONOTONIC), c1 = NowNs(CLOCK_THREAD_CPUTIME_ID);
-    return {double(w1 - w0) / double(calls), double(c1 - c0) / double(calls)};
-}
-
-Timing Short(void (*loop)(long)) {
-    std::vector<Timing> t;
-    for (int i = 0; i < kShortLoops; ++i) {
-        t.push_back(Time(kShortCalls, loop));
-        Flush();
-    }
-    std::sort(t.begin(), t.end(), [](const Timing &a, const Timing &b) { return a.wall_ns < b.wall_ns; });
-    return t[t.size() / 2];
-}
-
-void Json(const char *name, const Timing &t, bool comma = true) {
-    std::printf("\"%s\": {\"wall_ns\": %.3f, \"cpu_ns\": %.3f, \"faults\": 0}%s", name, t.wall_ns, t.cpu_ns,
-                comma ? ", " : "");
 }
 
 }  // namespace
@@ -197,24 +161,9 @@ int main(int argc, char **argv) {
         "{\"client\": \"floor-%s\", \"record_bytes\": %zu, \"buffer_bytes\": %zu, \"records_per_loop\": %ld, "
         "\"short_calls\": %d, \"reps\": [",
         design.c_str(), kRecord, kBufferBytes, records, kShortCalls);
-    for (int rep = 0; rep < reps; ++rep) {
-        Timing tsc = Time(records, Tsc);
-        Timing mark = Time(records, Marks);
-        Flush();
-        Timing range = Time(records / 2, Ranges);
-        Flush();
-        Timing short_mark = Short(Marks);
-        Timing short_range = Short(Ranges);
-        written += uint64_t(records) + uint64_t(records / 2) * 2 + uint64_t(kShortLoops) * kShortCalls * 3;
-        std::printf("%s{", rep == 0 ? "" : ", ");
-        Json("tsc", tsc);
-        Json("mark", mark);
-        Json("range", range);
-        Json("short_mark", short_mark);
-        Json("short_range", short_range, false);
-        std::printf("}");
-        std::fflush(stdout);
-    }
+    RunRepetitions(reps, records, Marks, Ranges, Flush);
+    written +=
+        uint64_t(reps) * (uint64_t(records) + uint64_t(records / 2) * 2 + uint64_t(kShortLoops) * kShortCalls * 3);
     Flush();
     g_done.store(true, std::memory_order_release);
     Buffer &b = g_pool[g_p.index];  // an empty buffer handed over ends the client

@@ -25,12 +25,13 @@
 #include "mspti/mspti.h"
 #include "mspti/mspti_ext.h"
 #include "mstx/ms_tools_ext.h"
+#include "steady_loops.h"
 
 namespace {
 
+using namespace steady;
+
 constexpr size_t kBufferBytes = size_t{8} << 20;
-constexpr int kShortCalls = 20000;
-constexpr int kShortLoops = 10;
 
 // Hands every record to the client and returns once it has them: for the Monitors, once their
 // delivery thread has been through them (so that it does not compete with the next loop).
@@ -116,65 +117,12 @@ struct MonitorBatches : mspti::BatchCallback {
     uint64_t sum = 0;
 };
 
-uint64_t NowNs(clockid_t clock) {
-    timespec ts;
-    clock_gettime(clock, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
 
-long MinorFaults() {
-    rusage u{};
-    getrusage(RUSAGE_THREAD, &u);
-    return u.ru_minflt;
-}
-
-struct Timing {
-    double wall_ns;  // per call
-    double cpu_ns;  // this thread's CPU time per call
-    double faults;  // minor faults on this thread in the loop
-};
-
-template <typename Body>
-Timing Time(long calls, Body body) {
-    long f0 = MinorFaults();
-    uint64_t c0 = NowNs(CLOCK_THREAD_CPUTIME_ID), w0 = NowNs(CLOCK_MONOTONIC);
-    body(calls);
-    uint64_t w1 = NowNs(CLOCK_MONOTONIC), c1 = NowNs(CLOCK_THREAD_CPUTIME_ID);
-    long f1 = MinorFaults();
-    return {double(w1 - w0) / double(calls), double(c1 - c0) / double(calls), double(f1 - f0)};
-}
-
-void Tsc(long n) {
-    for (long i = 0; i < n; ++i) {
-#if defined(__x86_64__)
-        uint64_t t = __builtin_ia32_rdtsc();
-#else
-        uint64_t t = NowNs(CLOCK_MONOTONIC);
-#endif
-        asm volatile("" : : "r"(t));
-    }
-}
 void Marks(long n) {
     for (long i = 0; i < n; ++i) mstxMarkA("steady_mark", nullptr);
 }
 void Ranges(long n) {
     for (long i = 0; i < n; ++i) mstxRangeEnd(mstxRangeStartA("steady_range", nullptr));
-}
-
-// Short loops: each of kShortCalls calls, followed by an untimed flush; the median loop.
-Timing Short(void (*loop)(long)) {
-    std::vector<Timing> t;
-    for (int i = 0; i < kShortLoops; ++i) {
-        t.push_back(Time(kShortCalls, loop));
-        Flush();
-    }
-    std::sort(t.begin(), t.end(), [](const Timing &a, const Timing &b) { return a.wall_ns < b.wall_ns; });
-    return t[t.size() / 2];
-}
-
-void Json(const char *name, const Timing &t, bool comma = true) {
-    std::printf("\"%s\": {\"wall_ns\": %.3f, \"cpu_ns\": %.3f, \"faults\": %.0f}%s", name, t.wall_ns, t.cpu_ns,
-                t.faults, comma ? ", " : "");
 }
 
 }  // namespace
@@ -224,23 +172,7 @@ int main(int argc, char **argv) {
         "{\"client\": \"%s\", \"record_bytes\": %zu, \"buffer_bytes\": %zu, \"records_per_loop\": %ld, "
         "\"short_calls\": %d, \"reps\": [",
         client.c_str(), sizeof(msptiActivityMarker), kBufferBytes, records, kShortCalls);
-    for (int rep = 0; rep < reps; ++rep) {
-        Timing tsc = Time(records, Tsc);
-        Timing mark = Time(records, Marks);
-        Flush();
-        Timing range = Time(records / 2, Ranges);  // two records a pair: the same buffers filled
-        Flush();
-        Timing short_mark = Short(Marks);
-        Timing short_range = Short(Ranges);
-        std::printf("%s{", rep == 0 ? "" : ", ");
-        Json("tsc", tsc);
-        Json("mark", mark);
-        Json("range", range);
-        Json("short_mark", short_mark);
-        Json("short_range", short_range, false);
-        std::printf("}");
-        std::fflush(stdout);
-    }
+    RunRepetitions(reps, records, Marks, Ranges, Flush);
     Flush();
     if (g_monitor) monitor.stop();
     msptiExtActivityStats s{};
