@@ -178,6 +178,20 @@ std::string chip_name(uint32_t chip) { return chip == 5 ? "910B" : chip == 7 ? "
 
 }  // namespace
 
+// The poll thread's wait: it grows to 16 ms while reads are small, and shrinks, down to 1 ms, while
+// one channel gives a quarter of the virtual driver's 2 MiB SoC-log ring a round.
+TEST(HalChannelReader, TheWaitBetweenReadsGrowsWhileReadsAreSmallAndShrinksWhileOneIsLarge) {
+    using std::chrono::milliseconds;
+    milliseconds wait = HalChannelReader::kMinReadInterval;
+    std::vector<long> seen;
+    for (int i = 0; i < 6; ++i) seen.push_back((wait = next_read_interval(wait, 64 * 1024)).count());
+    EXPECT_EQ(seen, (std::vector<long>{2, 4, 8, 16, 16, 16}));
+    seen.clear();
+    for (int i = 0; i < 6; ++i) seen.push_back((wait = next_read_interval(wait, 512 * 1024)).count());
+    EXPECT_EQ(seen, (std::vector<long>{8, 4, 2, 1, 1, 1}));
+    EXPECT_EQ(next_read_interval(milliseconds(8), 512 * 1024 - 1), milliseconds(16));
+}
+
 TEST(ChannelDecoder, SocLogOfEveryChipDecodesBeginAndEnd) {
     for (uint32_t chip : kChips) {
         SCOPED_TRACE(chip_name(chip));

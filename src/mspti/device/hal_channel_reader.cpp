@@ -16,19 +16,6 @@ constexpr unsigned int kSamplePeriodMs = 20;
 constexpr unsigned int kRealTime = 1;
 constexpr int kPollTimeoutS = 1;
 constexpr int kProfStoppedAlready = -4;
-// After reading, the poll thread lets the channels fill for a while before it polls again: a device
-// that finishes a kernel every few microseconds then costs one wake-up and one read per interval,
-// not per kernel (a flush reads at once, on its caller's thread, whatever the poll thread does).
-// Each wake-up costs the process more than its own work: on 2 cores the reader takes a core from
-// the launching thread or the device. Measured with KERNEL on the virtual NPU (docs/performance.md,
-// "KERNEL collection against its floor"), reading every 1 ms cost +22.7 % process CPU, every 8 ms
-// +12.5 %, every 32 ms +9.5 %. So the interval starts at 1 ms and doubles, up to 16 ms, while no
-// channel gives kBusyBytes in a round, and halves, down to 1 ms, when one does: a quarter of the
-// virtual driver's 2 MiB SoC-log ring, so that a device writing faster is read well before its ring
-// fills (at 16 ms, 512 KiB is 8,192 SoC-log records: a kernel every 3.9 us).
-constexpr auto kMinReadInterval = std::chrono::milliseconds(1);
-constexpr auto kMaxReadInterval = std::chrono::milliseconds(16);
-constexpr uint64_t kBusyBytes = 512 * 1024;
 
 uint64_t mono_ns() {
     timespec ts{};
@@ -191,6 +178,22 @@ void HalChannelReader::flush_channel(uint32_t device, uint32_t channel, Channel 
     }
 }
 
+// After reading, the poll thread lets the channels fill for a while before it polls again: a device
+// that finishes a kernel every few microseconds then costs one wake-up and one read per interval,
+// not per kernel (a flush reads at once, on its caller's thread, whatever the poll thread does).
+// Each wake-up costs the process more than its own work: on 2 cores the reader takes a core from
+// the launching thread or the device. Measured with KERNEL on the virtual NPU (docs/performance.md,
+// "KERNEL collection against its floor"), reading every 1 ms cost +22.7 % process CPU, every 8 ms
+// +12.5 %, every 32 ms +9.5 %. So the interval starts at 1 ms and doubles, up to 16 ms, while no
+// channel gives kBusyBytes in a round, and halves, down to 1 ms, when one does: a quarter of the
+// virtual driver's 2 MiB SoC-log ring, so that a device writing faster is read well before its ring
+// fills (at 16 ms, 512 KiB is 8,192 SoC-log records: a kernel every 3.9 us).
+std::chrono::milliseconds next_read_interval(std::chrono::milliseconds current, uint64_t busiest) {
+    using R = HalChannelReader;
+    return busiest >= R::kBusyBytes ? std::max(current / 2, R::kMinReadInterval)
+                                    : std::min(current * 2, R::kMaxReadInterval);
+}
+
 void HalChannelReader::poll_main(uint64_t generation) {
     ProfPollInfo info[2 * kMaxDevices];
     auto interval = kMinReadInterval;
@@ -216,8 +219,7 @@ void HalChannelReader::poll_main(uint64_t generation) {
             busiest = std::max(busiest, drain(info[i].deviceId, info[i].channelId, *c));
         }
         if (n > 0) {
-            interval = busiest >= kBusyBytes ? std::max(interval / 2, kMinReadInterval)
-                                             : std::min(interval * 2, kMaxReadInterval);
+            interval = next_read_interval(interval, busiest);
             nap(generation, interval);
         }
     }

@@ -45,6 +45,10 @@ class HalChannelReader {
 public:
     static constexpr uint32_t kMaxDevices = DeviceClocks::kMaxDevices;
     static constexpr unsigned int kReadBytes = 64 * 1024;  // per read: a multiple of 64 and of 40
+    /// The poll thread's wait between rounds of reads (next_read_interval).
+    static constexpr std::chrono::milliseconds kMinReadInterval{1}, kMaxReadInterval{16};
+    /// A round in which one channel gave this much shortens the wait.
+    static constexpr uint64_t kBusyBytes = 512 * 1024;
 
     HalChannelReader(const HalApi &hal, ChannelSink &sink) : hal_(hal), sink_(sink) {}
     ~HalChannelReader();  // stops every channel
@@ -107,5 +111,10 @@ private:
     std::atomic<uint64_t> read_errors_{0};
     std::atomic<uint64_t> short_flushes_{0};
 };
+
+/// The poll thread's next wait after a round of reads in which the busiest channel gave `busiest`
+/// bytes: half of `current` (at least kMinReadInterval) if that is kBusyBytes or more, else twice it
+/// (at most kMaxReadInterval).
+std::chrono::milliseconds next_read_interval(std::chrono::milliseconds current, uint64_t busiest);
 
 }  // namespace mspti::device
