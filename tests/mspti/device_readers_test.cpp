@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -27,6 +29,12 @@
 using namespace mspti::device;
 
 namespace {
+
+uint64_t mono_now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 // ---- the oracle's encoding: the layouts as structs ----
 #pragma pack(push, 4)
@@ -706,7 +714,11 @@ struct FakeHal {
     std::condition_variable cv;
     std::map<std::pair<uint32_t, uint32_t>, Ring> rings;
     uint32_t chip = cann::kChip910B;
-    uint64_t freq = 50000;
+    uint64_t freq = 50000;  // ticks per ms
+    // The counter (kInfoSysCount): 1,000,000 always, or CLOCK_MONOTONIC in ticks; its first
+    // `stalled_counter_reads` reads wait 2 ms first (a thread preempted between the clock readings).
+    bool counter_from_clock = false;
+    int stalled_counter_reads = 0;
     std::mt19937 rng{1};
     int polls_stopped = 0;
 
@@ -746,7 +758,13 @@ struct FakeHal {
                 *v = static_cast<int64_t>(f.chip) << 8;
             else if (info == cann::kInfoDevOscFreq)
                 *v = static_cast<int64_t>(f.freq);
-            else if (info == cann::kInfoSysCount)
+            else if (info == cann::kInfoSysCount && f.counter_from_clock) {
+                if (f.stalled_counter_reads > 0) {
+                    --f.stalled_counter_reads;
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                }
+                *v = static_cast<int64_t>(mono_now_ns() / 1000 * f.freq / 1000);
+            } else if (info == cann::kInfoSysCount)
                 *v = 1'000'000;
             else
                 return 0xfffe;
@@ -858,6 +876,23 @@ TEST(HalChannelReader, StartsChannelsWithMsptisConfigurationAndSyncsTheClock) {
     }
     std::lock_guard<std::mutex> l(f.hal.mu);
     EXPECT_FALSE(f.hal.rings[std::make_pair(2u, 44u)].on);  // the destructor stops what it started
+}
+
+// The counter is read between two host clock readings and given their midpoint. A reading whose
+// thread was held up in between (here: 2 ms before the counter is read) would put every device time
+// 1 ms off; the sync keeps the narrowest of several readings. (CI saw device times 1-2 us past their
+// host spans under load: DevicePath.DeviceTimesLieInsideTheirHostSpans.)
+TEST(HalChannelReader, TheClockSyncKeepsItsNarrowestReading) {
+    FakeHalScope f;
+    f.hal.counter_from_clock = true;
+    f.hal.stalled_counter_reads = 1;
+    Collector sink;
+    HalChannelReader reader(FakeHal::api(), sink);
+    ASSERT_EQ(reader.start(1, cann::kChannelStarsSocLog), StartResult::kStarted);
+    const uint64_t now = mono_now_ns();
+    const uint64_t ticks = now / 1000 * f.hal.freq / 1000;
+    const int64_t off = static_cast<int64_t>(reader.clocks().to_monotonic(1, ticks)) - static_cast<int64_t>(now);
+    EXPECT_LT(std::llabs(off), 200'000) << "ns off; a stalled reading alone gives about 1,000,000";
 }
 
 TEST(HalChannelReader, UnsupportedChipsAreRefused) {

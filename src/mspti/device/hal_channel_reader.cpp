@@ -1,6 +1,7 @@
 #include "device/hal_channel_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <chrono>
 #include <ctime>
 #include <vector>
@@ -68,13 +69,25 @@ int64_t HalChannelReader::chip(uint32_t device) const {
 }
 
 void HalChannelReader::sync_clock(uint32_t device) {
-    int64_t freq = 0, ticks = 0;
+    int64_t freq = 0;
     if (hal_.halGetDeviceInfo(device, 0, kInfoDevOscFreq, &freq) != 0 || freq <= 0) return;
-    // The counter read between two host readings: their midpoint is its host time, within half the gap.
-    uint64_t a = mono_ns();
-    if (hal_.halGetDeviceInfo(device, 0, kInfoSysCount, &ticks) != 0) return;
-    uint64_t b = mono_ns();
-    clocks_.set(device, DeviceSync{static_cast<uint64_t>(freq), static_cast<uint64_t>(ticks), a + (b - a) / 2});
+    // The counter read between two host readings: their midpoint is its host time, within half the
+    // gap. A thread held up between the readings (preempted on a loaded machine) widens the gap to
+    // microseconds or more, so the narrowest of a few readings is kept.
+    constexpr int kReadings = 16;
+    uint64_t best_gap = UINT64_MAX;
+    DeviceSync best{};
+    for (int i = 0; i < kReadings; ++i) {
+        int64_t ticks = 0;
+        const uint64_t a = mono_ns();
+        if (hal_.halGetDeviceInfo(device, 0, kInfoSysCount, &ticks) != 0) return;
+        const uint64_t b = mono_ns();
+        if (b - a < best_gap) {
+            best_gap = b - a;
+            best = DeviceSync{static_cast<uint64_t>(freq), static_cast<uint64_t>(ticks), a + (b - a) / 2};
+        }
+    }
+    clocks_.set(device, best);
 }
 
 StartResult HalChannelReader::start(uint32_t device, uint32_t channel) {
