@@ -1,11 +1,12 @@
 // The floor of KERNEL collection through Ascend's interfaces on the virtual NPU: what the runtime's
-// reports and the device's SoC log cost a process when a profiler asks for them and does nothing
-// with them. No libmspti: this program registers report callbacks with libprofapi that return at
-// once, starts the STARS SoC-log channel of libascend_hal as msPTI does, and reads it on a thread of
-// its own (poll, read everything, wait 16 ms: the longest libmspti's reader waits between reads, so
-// this reader wakes no more often than libmspti's), counting the bytes and parsing nothing. The same workload and strict pairs as bench_kernel_overhead --pairs, whose JSON
-// this prints (records_per_kernel: SoC-log records read per kernel), so that the two can be set
-// side by side: what libmspti adds on top of this floor is its own cost.
+// reports and the device's SoC log cost a process when a profiler asks for them and does nothing with
+// them. No libmspti: this program registers report callbacks with libprofapi that return at once,
+// starts the STARS SoC-log channel of libascend_hal as msPTI does, and reads it on a thread of its own
+// (poll, read everything, wait 16 ms: the longest libmspti's reader waits between reads, so this
+// reader wakes no more often than libmspti's), counting the bytes and parsing nothing. The same
+// workload and strict pairs as bench_kernel_overhead --pairs, whose JSON this prints
+// (records_per_kernel: SoC-log records read per kernel), so that the two can be set side by side: what
+// libmspti adds on top of this floor is its own cost.
 //
 // usage: bench_kernel_floor --pairs=N [BATCHES]   (BATCHES of 256 kernels per run, default 64)
 #include <time.h>

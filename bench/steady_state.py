@@ -2,12 +2,13 @@
 """Markers in steady state, every client in one run (docs/performance.md, "Steady state").
 
 Runs bench_steady_state (C: a recycling client, a fresh-8-MB-buffer client, the C++ Monitor with
-per-record and batch callbacks), bench_marker_floor (the least a collector could do, no libmspti), bench/python/steady_state_bench.py and the Java
-SteadyStateBench, each with loops that fill at least 20 buffers, and counts the instructions per
-collected mark over every thread under callgrind (marker_names_program: marking, the drain and
-the client reading each record, as the slope between two numbers of marks so that start-up and
-exit cancel out). With --baseline-lib DIR the C clients and the instruction count are also
-measured against the libmspti in DIR (LD_LIBRARY_PATH), interleaved with ours, in the same run.
+per-record and batch callbacks), bench_marker_floor (the least a collector could do, no libmspti),
+bench/python/steady_state_bench.py and the Java SteadyStateBench, each with loops that fill at least
+20 buffers, and counts the instructions per collected mark over every thread under callgrind
+(marker_names_program: marking, the drain and the client reading each record, as the slope between
+two numbers of marks so that start-up and exit cancel out). With --baseline-lib DIR the C clients
+and the instruction count are also measured against the libmspti in DIR (LD_LIBRARY_PATH),
+interleaved with ours, in the same run.
 
 Usage: steady_state.py BUILD_DIR OUT_JSON [--baseline-lib DIR] [--doc docs/performance.md]
        [--reps N] [--skip python,java,callgrind,kernel_instructions,trace_instructions] [--others]

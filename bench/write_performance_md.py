@@ -262,9 +262,11 @@ def kernel_floor_section(results):
         " registered with libprofapi that return at once, the switch libmspti sends for KERNEL (task time,"
         " the runtime's task tracks), the STARS SoC-log channel of libascend_hal started as msPTI starts it"
         " and read on a thread of its own (poll, read everything, wait 16 ms: the longest libmspti's reader"
-        " waits), its bytes counted and nothing parsed; each run ends with the channel flushed and read. Same workload and strict pairs as the"
+        " waits), its bytes counted and nothing parsed; each run ends with the channel flushed and read."
+        " Same workload and strict pairs as the"
         f" KERNEL section ({f['kernels_per_run']:,.0f} kernels a run); the programs ran in"
-        f" {d.get('blocks', '')} blocks of strict pairs each, in an order rotated block by block. Load average (1 / 5 / 15 min):"
+        f" {d.get('blocks', '')} blocks of strict pairs each, in an order rotated block by block."
+        " Load average (1 / 5 / 15 min):"
         f" {la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f} before, {lb[0]:.2f} / {lb[1]:.2f} / {lb[2]:.2f} after.",
         "",
         "| overhead against the same program with nothing asked for, median of the strict pairs"
@@ -851,7 +853,8 @@ def steady_state_section(results):
 
 def _sections():
     return {"steady": steady_state_section, "markers": marker_section, "thread_cpu": marker_thread_cpu_section,
-            "kernel": kernel_section, "kernel_floor": kernel_floor_section, "python": python_section, "python_mstx": python_mstx_section,
+            "kernel": kernel_section, "kernel_floor": kernel_floor_section, "python": python_section,
+            "python_mstx": python_mstx_section,
             "matmul": matmul_section, "java": java_section, "hccl": hccl_mpi_section, "trace": trace_section,
             "side_by_side": side_by_side_section}
 

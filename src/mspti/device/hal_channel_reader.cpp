@@ -1,8 +1,8 @@
 #include "device/hal_channel_reader.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <vector>
 
@@ -192,15 +192,16 @@ void HalChannelReader::flush_channel(uint32_t device, uint32_t channel, Channel 
 }
 
 // After reading, the poll thread lets the channels fill for a while before it polls again: a device
-// that finishes a kernel every few microseconds then costs one wake-up and one read per interval,
-// not per kernel (a flush reads at once, on its caller's thread, whatever the poll thread does).
-// Each wake-up costs the process more than its own work: on 2 cores the reader takes a core from
-// the launching thread or the device. Measured with KERNEL on the virtual NPU (docs/performance.md,
+// that finishes a kernel every few microseconds then costs one wake-up and one read per interval, not
+// per kernel (a flush reads at once, on its caller's thread, whatever the poll thread does). Each
+// wake-up costs the process more than its own work: on 2 cores the reader takes a core from the
+// launching thread or the device. Measured with KERNEL on the virtual NPU (docs/performance.md,
 // "KERNEL collection against its floor"), the former rule (back to 1 ms whenever a round read 64 KiB:
-// every 1 to 4 ms there) cost +22.7 % process CPU, reading every 8 ms +12.5 %, every 32 ms +9.5 %. So the interval starts at 1 ms and doubles, up to 16 ms, while no
-// channel gives kBusyBytes in a round, and halves, down to 1 ms, when one does: a quarter of the
-// virtual driver's 2 MiB SoC-log ring, so that a device writing faster is read well before its ring
-// fills (at 16 ms, 512 KiB is 8,192 SoC-log records: a kernel every 3.9 us).
+// every 1 to 4 ms there) cost +22.7 % process CPU, reading every 8 ms +12.5 %, every 32 ms +9.5 %. So
+// the interval starts at 1 ms and doubles, up to 16 ms, while no channel gives kBusyBytes in a round,
+// and halves, down to 1 ms, when one does: a quarter of the virtual driver's 2 MiB SoC-log ring, so
+// that a device writing faster is read well before its ring fills (at 16 ms, 512 KiB is 8,192 SoC-log
+// records: a kernel every 3.9 us).
 std::chrono::milliseconds next_read_interval(std::chrono::milliseconds current, uint64_t busiest) {
     using R = HalChannelReader;
     return busiest >= R::kBusyBytes ? std::max(current / 2, R::kMinReadInterval)

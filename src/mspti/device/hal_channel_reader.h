@@ -1,14 +1,14 @@
 // Reads the driver's profiling channels (libascend_hal.so): starts STARS SoC log (50) and TS-FW (44)
 // per device with the configuration msPTI uses, polls them on one thread of its own, reads, and hands
-// the bytes to each channel's ChannelDecoder, whose records go to a ChannelSink. After a read the
-// poll thread waits before it polls again (1 to 16 ms: longer while no channel gives 512 KiB, a
-// quarter of the virtual driver's SoC-log ring, in a round), so a device's records are read in
-// batches, not with a wake-up per kernel. Channels are read and
-// parsed under one lock, so flush() (on the caller's thread: the device flushes and says how many
-// bytes are left, then the channel is read until that many were read, waiting for data still on its
-// way, and on until empty) returns only once everything the device had written is parsed: unlike
-// msPTI, where a flush counts as done once data is read. Device ticks convert through DeviceClocks, set from the device's counter and frequency
-// when its first channel starts.
+// the bytes to each channel's ChannelDecoder, whose records go to a ChannelSink. After a read the poll
+// thread waits before it polls again (1 to 16 ms: longer while no channel gives 512 KiB, a quarter of
+// the virtual driver's SoC-log ring, in a round), so a device's records are read in batches, not with
+// a wake-up per kernel. Channels are read and parsed under one lock, so flush() (on the caller's
+// thread: the device flushes and says how many bytes are left, then the channel is read until that
+// many were read, waiting for data still on its way, and on until empty) returns only once everything
+// the device had written is parsed: unlike msPTI, where a flush counts as done once data is read.
+// Device ticks convert through DeviceClocks, set from the device's counter and frequency when its
+// first channel starts.
 #pragma once
 
 #include <atomic>
